@@ -1,0 +1,1 @@
+"""Tools over the memories and the ReAct loop that uses them."""

@@ -1,0 +1,186 @@
+"""The user's three knobs, as pydantic models: pipeline × models × agent.
+
+Code reads `pipelines/*.yaml`, `models/*.yaml` and `agents/*.yaml` only through this module, so
+a bad value is caught once, at load time, with one line naming the file, the key and what is
+allowed, instead of surfacing as a KeyError deep inside a stage.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal, TypeVar
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from videomem.errors import ConfigError
+
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
+"""Checkout root; the default profiles live in its pipelines/, models/ and agents/ folders."""
+
+STAGE_ORDER = ("sample", "caption", "objects")
+"""Stages that exist, in the order `ingest` runs them. A pipeline lists a subset."""
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class PipelineConfig(_Strict):
+    """How a video becomes memory: clip length, frames, time scales, stages."""
+
+    name: str = "default"
+    clip_seconds: float = Field(10.0, gt=0, description="length of one clip (TeleMem: 10 s)")
+    frames_per_clip: int = Field(2, ge=1, le=64)
+    frame_max_side: int = Field(640, ge=64, le=4096, description="longest side of stored JPEGs")
+    jpeg_quality: int = Field(85, ge=10, le=100)
+    keyframe_tolerance: float = Field(
+        2.0,
+        ge=0,
+        description="seconds a sampled frame may move to reach a keyframe (0 = exact timestamps)",
+    )
+    stages: tuple[str, ...] = STAGE_ORDER
+    episodic_scales: tuple[float, ...] = (10.0, 30.0, 180.0, 600.0)
+    semantic_segment_seconds: float = Field(300.0, gt=0)
+    visual_segment_seconds: float = Field(10.0, gt=0)
+    caption_batch_size: int = Field(8, ge=1)
+    object_batch_size: int = Field(32, ge=1, description="records per consolidation batch")
+    object_merge_threshold: float = Field(
+        0.75, gt=0, le=1, description="cosine similarity above which the model is asked to merge"
+    )
+
+    @field_validator("stages")
+    @classmethod
+    def _known_stages(cls, stages: tuple[str, ...]) -> tuple[str, ...]:
+        unknown = [s for s in stages if s not in STAGE_ORDER]
+        if unknown:
+            raise ValueError(f"unknown stage {unknown[0]!r}; allowed: {', '.join(STAGE_ORDER)}")
+        if len(set(stages)) != len(stages):
+            raise ValueError("a stage is listed twice")
+        return tuple(s for s in STAGE_ORDER if s in stages)
+
+    @field_validator("episodic_scales")
+    @classmethod
+    def _increasing(cls, scales: tuple[float, ...]) -> tuple[float, ...]:
+        if not scales or any(s <= 0 for s in scales) or list(scales) != sorted(set(scales)):
+            raise ValueError("must be positive seconds in strictly increasing order")
+        return scales
+
+
+Backend = Literal["offline", "openai", "vllm", "transformers", "open_clip", "sentence_transformers"]
+
+
+class RoleConfig(_Strict):
+    """One model role (vlm, llm, text_embedder, visual_embedder) and the backend that fills it."""
+
+    backend: Backend
+    model: str | None = Field(None, description="hub id, local path, or served model name")
+    base_url: str | None = None
+    api_key_env: str | None = Field(None, description="environment variable holding the API key")
+    pretrained: str | None = Field(None, description="open_clip pretrained tag or weights path")
+    device: str | None = None
+    dtype: str | None = None
+    max_tokens: int = Field(512, ge=1)
+    temperature: float = Field(0.0, ge=0, le=2)
+    batch_size: int = Field(8, ge=1)
+    concurrency: int = Field(8, ge=1)
+    timeout_s: float = Field(120.0, gt=0)
+    max_retries: int = Field(3, ge=0, le=10)
+    json_repairs: int = Field(2, ge=0, le=5, description="re-asks after malformed JSON output")
+    structured_output: bool = Field(True, description="send response_format json_schema")
+    options: dict[str, Any] = Field(default_factory=dict, description="backend-specific extras")
+
+    @model_validator(mode="after")
+    def _needs_model(self) -> RoleConfig:
+        if self.backend not in ("offline",) and not self.model:
+            raise ValueError(f"backend {self.backend!r} needs 'model'")
+        if self.backend == "openai" and not self.base_url:
+            raise ValueError("backend 'openai' needs 'base_url' (e.g. http://localhost:8000/v1)")
+        return self
+
+
+class ModelsConfig(_Strict):
+    """Which backend fills each role. `visual_embedder` is optional (offline has none)."""
+
+    name: str = "offline"
+    vlm: RoleConfig
+    llm: RoleConfig
+    text_embedder: RoleConfig
+    visual_embedder: RoleConfig | None = None
+
+    @model_validator(mode="after")
+    def _role_backends(self) -> ModelsConfig:
+        generative = {"offline", "openai", "vllm", "transformers"}
+        for role in ("vlm", "llm"):
+            backend = getattr(self, role).backend
+            if backend not in generative:
+                raise ValueError(f"{role}.backend {backend!r} cannot generate; allowed: {sorted(generative)}")
+        if self.text_embedder.backend not in {"offline", "sentence_transformers", "openai"}:
+            raise ValueError("text_embedder.backend must be offline, sentence_transformers or openai")
+        if self.visual_embedder and self.visual_embedder.backend not in {"open_clip"}:
+            raise ValueError("visual_embedder.backend must be open_clip")
+        return self
+
+
+ToolName = Literal["video.retrieval", "video.rag", "video.qa"]
+
+
+class AgentConfig(_Strict):
+    """How questions are answered: the ReAct agent, or one-shot caption RAG as a baseline."""
+
+    name: str = "telemem"
+    kind: Literal["react", "caption_rag"] = "react"
+    tools: tuple[ToolName, ...] = ("video.retrieval", "video.rag", "video.qa")
+    max_steps: int = Field(5, ge=1, le=30)
+    call_retries: int = Field(2, ge=0, le=5, description="re-asks after a malformed tool call")
+    top_k: int = Field(5, ge=1, le=100)
+    qa_max_frames: int = Field(8, ge=1, le=64)
+    qa_fps: float = Field(1.0, gt=0, le=30)
+
+
+Config = TypeVar("Config", bound=BaseModel)
+
+
+def _format_error(path: Path, err: ValidationError) -> str:
+    first = err.errors()[0]
+    key = ".".join(str(p) for p in first["loc"]) or "(top level)"
+    message = first["msg"].removeprefix("Value error, ")
+    got = first.get("input")
+    shown = "" if isinstance(got, dict) or first["type"] == "missing" else f" (got {got!r})"
+    more = f" [+{err.error_count() - 1} more]" if err.error_count() > 1 else ""
+    return f"{path}: {key}: {message}{shown}{more}"
+
+
+def load_yaml(path: str | Path, model: type[Config]) -> Config:
+    """Load and validate one profile; any problem is a one-line ConfigError."""
+    path = Path(path)
+    if not path.is_file():
+        raise ConfigError(f"{path}: no such file")
+    try:
+        data = yaml.safe_load(path.read_text()) or {}
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" line {mark.line + 1}" if mark else ""
+        raise ConfigError(f"{path}:{where} not valid YAML ({getattr(exc, 'problem', exc)})") from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: expected a mapping of keys, got {type(data).__name__}")
+    try:
+        return model.model_validate(data)
+    except ValidationError as err:
+        raise ConfigError(_format_error(path, err)) from None
+
+
+def default_path(kind: Literal["pipelines", "models", "agents"], name: str) -> Path:
+    return PROJECT_ROOT / kind / f"{name}.yaml"
+
+
+def load_pipeline(path: str | Path | None = None) -> PipelineConfig:
+    return load_yaml(path or default_path("pipelines", "default"), PipelineConfig)
+
+
+def load_models(path: str | Path | None = None) -> ModelsConfig:
+    return load_yaml(path or default_path("models", "offline"), ModelsConfig)
+
+
+def load_agent(path: str | Path | None = None) -> AgentConfig:
+    return load_yaml(path or default_path("agents", "telemem"), AgentConfig)

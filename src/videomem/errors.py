@@ -1,0 +1,30 @@
+"""User-facing errors.
+
+Anything a user can cause (a wrong path, a bad YAML value, a corrupt video, an unreachable
+server) raises a subclass of `VideomemError` whose message is one line naming the problem; the
+CLI prints that line without a traceback. Bugs stay ordinary exceptions, with tracebacks.
+"""
+
+
+class VideomemError(Exception):
+    """A problem the user can fix; `str(err)` is a complete one-line explanation."""
+
+
+class ConfigError(VideomemError):
+    """A YAML profile is missing, unparsable or has a bad value."""
+
+
+class TimeFormatError(VideomemError):
+    """A time string in none of the accepted forms."""
+
+
+class VideoError(VideomemError):
+    """A video cannot be probed or decoded."""
+
+
+class StoreError(VideomemError):
+    """A store directory is missing, from a newer schema, or inconsistent."""
+
+
+class ModelError(VideomemError):
+    """A model backend failed: unreachable server, bad profile, malformed output after retries."""

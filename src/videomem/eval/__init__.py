@@ -1,0 +1,1 @@
+"""Benchmarks: loaders, scoring, reports and the scripted benchmark generator."""

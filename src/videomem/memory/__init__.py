@@ -1,0 +1,1 @@
+"""Memories built from the store: events and key-value objects (TeleMem)."""

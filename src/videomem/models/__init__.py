@@ -1,0 +1,1 @@
+"""Model protocols, the registry that builds them from profiles, and the backends."""

@@ -1,0 +1,257 @@
+"""Model protocols.
+
+Two layers, so that a memory or a tool never knows which backend it talks to:
+
+* **Engines** (batch-first, so GPU backends can batch): `VisionLanguageModel`,
+  `LanguageModel`, `TextEmbedder`, `VisualEmbedder`. Implemented by openai_compat, vllm_engine,
+  hf_transformers, open_clip, text_embed.
+* **Tasks** (`VisionTasks`, `LanguageTasks`): what the pipeline and agent actually ask for —
+  caption a clip, extract objects, summarise, extract triplets, decide a merge, plan the next
+  agent step, answer. `models/prompted.py` fulfils tasks on any engine with a prompt file and
+  a JSON schema; `models/offline/` fulfils each with an explicit algorithm.
+
+Every generation records its tokens and seconds in a `UsageMeter`, so a run can report totals
+and a question its own cost.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol, runtime_checkable
+
+import numpy as np
+from PIL.Image import Image
+from pydantic import BaseModel, Field
+
+from videomem.evidence import Evidence
+
+
+@dataclass
+class Usage:
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    seconds: float = 0.0
+    calls: int = 0
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            self.prompt_tokens + other.prompt_tokens,
+            self.completion_tokens + other.completion_tokens,
+            self.seconds + other.seconds,
+            self.calls + other.calls,
+        )
+
+    def __sub__(self, other: Usage) -> Usage:
+        return Usage(
+            self.prompt_tokens - other.prompt_tokens,
+            self.completion_tokens - other.completion_tokens,
+            self.seconds - other.seconds,
+            self.calls - other.calls,
+        )
+
+    @property
+    def total_tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+
+class UsageMeter:
+    """Thread-safe running totals per role ("vlm", "llm", "text_embedder", ...)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._by_role: dict[str, Usage] = {}
+
+    def add(self, role: str, usage: Usage) -> None:
+        with self._lock:
+            self._by_role[role] = self._by_role.get(role, Usage()) + usage
+
+    def by_role(self) -> dict[str, Usage]:
+        with self._lock:
+            return dict(self._by_role)
+
+    def total(self) -> Usage:
+        total = Usage()
+        for usage in self.by_role().values():
+            total = total + usage
+        return total
+
+
+# ---------------------------------------------------------------- engines
+
+
+@dataclass
+class Generation:
+    text: str
+    usage: Usage
+
+
+@dataclass
+class VLRequest:
+    prompt: str
+    images: list[Image] = field(default_factory=list)
+    system: str | None = None
+    json_schema: dict[str, Any] | None = None
+    max_tokens: int | None = None
+
+
+@dataclass
+class LMRequest:
+    prompt: str
+    system: str | None = None
+    json_schema: dict[str, Any] | None = None
+    max_tokens: int | None = None
+
+
+@runtime_checkable
+class VisionLanguageModel(Protocol):
+    def generate(self, requests: Sequence[VLRequest]) -> list[Generation]: ...
+
+
+@runtime_checkable
+class LanguageModel(Protocol):
+    def generate(self, requests: Sequence[LMRequest]) -> list[Generation]: ...
+
+
+@runtime_checkable
+class TextEmbedder(Protocol):
+    dim: int
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """float32 array (len(texts), dim) with L2-normalised rows (inner product = cosine)."""
+        ...
+
+
+@runtime_checkable
+class VisualEmbedder(Protocol):
+    dim: int
+
+    def embed_images(self, images: Sequence[Image]) -> np.ndarray: ...
+
+    def embed_texts(self, texts: Sequence[str]) -> np.ndarray: ...
+
+
+# ---------------------------------------------------------------- task inputs and outputs
+
+
+@dataclass
+class ClipView:
+    """What a vision task sees of one clip: its sampled frames and the words spoken in it."""
+
+    video_id: str
+    t_start: float
+    t_end: float
+    frames: list[Image]
+    frame_times: list[float]
+    transcript: str = ""
+
+
+class CaptionOut(BaseModel):
+    caption: str = Field(min_length=1, description="what happens in the clip, in plain sentences")
+
+
+class ObjectRecord(BaseModel):
+    """TeleMem key-value object record for one clip. Key: name, kind, appearance, identity;
+    value: what the entity does or its state in this clip. first_seen is set by the pipeline."""
+
+    name: str = Field(min_length=1)
+    kind: Literal["person", "object"]
+    appearance: list[str] = Field(default_factory=list)
+    identity: list[str] = Field(default_factory=list)
+    value: str = Field(min_length=1, description="behaviour or state in this clip")
+
+
+class ObjectsOut(BaseModel):
+    objects: list[ObjectRecord]
+
+
+class MergeDecision(BaseModel):
+    same: bool
+    reason: str = ""
+
+
+class SummaryOut(BaseModel):
+    summary: str = Field(min_length=1)
+
+
+class Triplet(BaseModel):
+    subject: str = Field(min_length=1)
+    relation: str = Field(min_length=1)
+    object: str = Field(min_length=1)
+
+
+class TripletsOut(BaseModel):
+    triplets: list[Triplet]
+
+
+class SemanticTriplet(Triplet):
+    evidence: list[int] = Field(default_factory=list, description="indices of supporting captions")
+
+
+class SemanticOut(BaseModel):
+    triplets: list[SemanticTriplet]
+
+
+class ToolCall(BaseModel):
+    """One ReAct step: a thought, then a tool name and its arguments (or `finish`)."""
+
+    thought: str = ""
+    tool: str
+    arguments: dict[str, Any] = Field(default_factory=dict)
+
+
+class AnswerOut(BaseModel):
+    answer: str = Field(min_length=1)
+    choice: Literal["A", "B", "C", "D", "E"] | None = None
+
+
+@dataclass
+class StepRecord:
+    """One completed ReAct step, as the planner sees the history."""
+
+    thought: str
+    tool: str
+    arguments: dict[str, Any]
+    observation: str
+
+
+@dataclass
+class AgentState:
+    question: str
+    choices: list[str] | None
+    tools: list[dict[str, Any]]
+    """JSON schemas of the available tools (name, description, parameters)."""
+    history: list[StepRecord]
+    step: int
+    max_steps: int
+    until: float | None = None
+
+
+# ---------------------------------------------------------------- tasks
+
+
+class VisionTasks(Protocol):
+    def caption_clips(self, clips: Sequence[ClipView]) -> list[str]: ...
+
+    def extract_objects(self, clips: Sequence[ClipView]) -> list[list[ObjectRecord]]: ...
+
+    def answer_from_frames(
+        self, question: str, clip: ClipView, choices: list[str] | None = None
+    ) -> AnswerOut:
+        """video.qa: answer looking at frames of a time range (clip.frames may span many clips)."""
+        ...
+
+
+class LanguageTasks(Protocol):
+    def summarise(self, groups: Sequence[Sequence[str]]) -> list[str]: ...
+
+    def extract_triplets(self, texts: Sequence[str]) -> list[list[Triplet]]: ...
+
+    def induce_semantic(self, captions: Sequence[str]) -> list[SemanticTriplet]: ...
+
+    def same_entity(self, pairs: Sequence[tuple[ObjectRecord, ObjectRecord]]) -> list[bool]: ...
+
+    def plan_step(self, state: AgentState) -> ToolCall: ...
+
+    def answer(self, question: str, choices: list[str] | None, evidence: Sequence[Evidence]) -> AnswerOut: ...

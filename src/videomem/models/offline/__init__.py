@@ -1,0 +1,1 @@
+"""The embedded default backend: CPU, no network, models that ship inside PyPI packages."""

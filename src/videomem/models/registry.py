@@ -1,0 +1,95 @@
+"""Build the models a run needs from a `models/*.yaml` profile.
+
+Each role is built on first use, so `videomem info` never loads a model and `ingest --stages
+sample` never loads a VLM. Backends are imported lazily: vllm, open_clip or transformers are
+only imported when a profile names them.
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+from pathlib import Path
+
+from videomem.config import ModelsConfig, RoleConfig, load_models
+from videomem.errors import ModelError
+from videomem.models.base import (
+    LanguageModel,
+    LanguageTasks,
+    TextEmbedder,
+    UsageMeter,
+    VisionLanguageModel,
+    VisionTasks,
+    VisualEmbedder,
+)
+
+
+def build_engine(cfg: RoleConfig, role: str, meter: UsageMeter) -> VisionLanguageModel | LanguageModel:
+    """A generative engine for a non-offline role."""
+    if cfg.backend == "openai":
+        from videomem.models.openai_compat import OpenAICompatEngine
+
+        return OpenAICompatEngine(cfg, role, meter)
+    if cfg.backend == "vllm":
+        from videomem.models.vllm_engine import VLLMEngine
+
+        return VLLMEngine(cfg, role, meter)
+    if cfg.backend == "transformers":
+        from videomem.models.hf_transformers import TransformersEngine
+
+        return TransformersEngine(cfg, role, meter)
+    raise ModelError(f"backend {cfg.backend!r} cannot generate text")
+
+
+class ModelSet:
+    """The four roles of one profile, built lazily, sharing one usage meter."""
+
+    def __init__(self, cfg: ModelsConfig) -> None:
+        self.cfg = cfg
+        self.meter = UsageMeter()
+
+    @classmethod
+    def from_file(cls, path: str | Path | None = None) -> ModelSet:
+        return cls(load_models(path))
+
+    @cached_property
+    def text_embedder(self) -> TextEmbedder:
+        cfg = self.cfg.text_embedder
+        if cfg.backend == "openai":
+            from videomem.models.openai_compat import OpenAICompatEmbedder
+
+            return OpenAICompatEmbedder(cfg, "text_embedder", self.meter)
+        from videomem.models.text_embed import SentenceTransformerEmbedder, offline_minilm_path
+
+        source = offline_minilm_path() if cfg.backend == "offline" else cfg.model
+        return SentenceTransformerEmbedder(str(source), cfg, "text_embedder", self.meter)
+
+    @cached_property
+    def visual_embedder(self) -> VisualEmbedder | None:
+        cfg = self.cfg.visual_embedder
+        if cfg is None:
+            return None
+        from videomem.models.open_clip import OpenClipEmbedder
+
+        return OpenClipEmbedder(cfg, "visual_embedder", self.meter)
+
+    @cached_property
+    def vision(self) -> VisionTasks:
+        cfg = self.cfg.vlm
+        if cfg.backend == "offline":
+            from videomem.models.offline.vision import OfflineVision
+
+            return OfflineVision(cfg, self.meter, self.language)
+        from videomem.models.prompted import PromptedVision
+
+        return PromptedVision(build_engine(cfg, "vlm", self.meter), cfg)
+
+    @cached_property
+    def language(self) -> LanguageTasks:
+        cfg = self.cfg.llm
+        if cfg.backend == "offline":
+            from videomem.models.offline.language import OfflineLanguage
+
+            return OfflineLanguage(cfg, self.meter, self.text_embedder)
+        from videomem.models.prompted import PromptedLanguage
+
+        return PromptedLanguage(build_engine(cfg, "llm", self.meter), cfg)

@@ -1,0 +1,1 @@
+"""Ingest stages (sample → caption → objects) and the runner that drives them."""

@@ -1,0 +1,68 @@
+"""The stage contract.
+
+A stage turns what earlier stages stored into new rows. Each stage is idempotent and
+resumable: it records finished units in `stage_progress` inside the same transaction as the
+unit's rows, and on a re-run only processes units not recorded. `reset` forgets a stage's
+output so `--force` can redo it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+from tqdm import tqdm
+
+from videomem.config import PipelineConfig
+from videomem.models.registry import ModelSet
+from videomem.store import Store
+
+
+@dataclass(frozen=True)
+class VideoSource:
+    """One input video file and where it sits on the corpus timeline."""
+
+    path: Path
+    video_id: str
+    t_offset: float = 0.0
+    transcript: Path | None = None
+
+
+@dataclass
+class StageResult:
+    stage: str
+    done: int = 0
+    skipped: int = 0
+    failures: list[tuple[str, str]] = field(default_factory=list)
+    """(what failed — a file or unit —, one-line reason)."""
+
+
+@dataclass
+class StageContext:
+    store: Store
+    pipeline: PipelineConfig
+    models_factory: Callable[[], ModelSet]
+    workers: int = 1
+    force: bool = False
+    show_progress: bool = True
+    _models: ModelSet | None = None
+
+    @property
+    def models(self) -> ModelSet:
+        """Built on first use, so stages that need no model load none."""
+        if self._models is None:
+            self._models = self.models_factory()
+        return self._models
+
+    def progress(self, total: int, desc: str, unit: str = "clip") -> tqdm:
+        return tqdm(total=total, desc=desc, unit=unit, disable=not self.show_progress, dynamic_ncols=True, leave=True)
+
+
+class Stage(Protocol):
+    name: str
+
+    def run(self, ctx: StageContext, sources: list[VideoSource]) -> StageResult: ...
+
+    def reset(self, store: Store, sources: list[VideoSource]) -> None: ...

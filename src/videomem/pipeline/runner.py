@@ -1,0 +1,124 @@
+"""Local pipeline runner: find the videos, then run each stage the pipeline lists, in order."""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from videomem.config import STAGE_ORDER, PipelineConfig
+from videomem.errors import ConfigError, VideomemError
+from videomem.models.registry import ModelSet
+from videomem.pipeline.base import Stage, StageContext, StageResult, VideoSource
+from videomem.store import Store
+from videomem.timeline import TimelineKind, egolife_start
+
+VIDEO_EXTENSIONS = {".mp4", ".mkv", ".avi", ".mov", ".webm", ".m4v", ".mpg", ".mpeg", ".ts", ".flv", ".wmv"}
+TRANSCRIPT_EXTENSIONS = (".srt", ".vtt", ".json")
+
+_STAGE_CLASSES = {
+    "sample": "videomem.pipeline.sample:SampleStage",
+    "caption": "videomem.pipeline.caption:CaptionStage",
+    "objects": "videomem.pipeline.objects:ObjectsStage",
+}
+assert tuple(_STAGE_CLASSES) == STAGE_ORDER
+
+
+def build_stage(name: str) -> Stage:
+    module, cls = _STAGE_CLASSES[name].split(":")
+    return getattr(importlib.import_module(module), cls)()
+
+
+@dataclass
+class IngestReport:
+    results: list[StageResult] = field(default_factory=list)
+    failures: list[tuple[str, str]] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.failures and all(not r.failures for r in self.results)
+
+    def all_failures(self) -> list[tuple[str, str]]:
+        return self.failures + [f for r in self.results for f in r.failures]
+
+
+def _sidecar_transcript(video: Path) -> Path | None:
+    for ext in TRANSCRIPT_EXTENSIONS:
+        candidate = video.with_suffix(ext)
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def discover_sources(
+    paths: Sequence[str | Path], timeline: TimelineKind = "single"
+) -> tuple[list[VideoSource], list[tuple[str, str]]]:
+    """Expand directories, assign ids and timeline offsets. Returns (sources, failures).
+
+    Files named explicitly are taken whatever their extension (a bad one fails at probe, with
+    its own message); directories contribute files with a video extension, recursively.
+    """
+    files: list[Path] = []
+    failures: list[tuple[str, str]] = []
+    for raw in paths:
+        path = Path(raw)
+        if path.is_dir():
+            found = sorted(p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in VIDEO_EXTENSIONS)
+            if not found:
+                failures.append((str(path), "directory holds no video files"))
+            files.extend(found)
+        elif path.is_file():
+            files.append(path)
+        else:
+            failures.append((str(path), "no such file or directory"))
+
+    by_id: dict[str, Path] = {}
+    sources: list[VideoSource] = []
+    for file in files:
+        video_id = file.stem
+        if video_id in by_id:
+            if by_id[video_id].resolve() == file.resolve():
+                continue
+            raise ConfigError(f"two videos share the id {video_id!r}: {by_id[video_id]} and {file}")
+        by_id[video_id] = file
+        try:
+            offset = egolife_start(file) if timeline == "egolife" else 0.0
+        except VideomemError as exc:
+            failures.append((str(file), str(exc)))
+            continue
+        sources.append(VideoSource(file, video_id, offset, _sidecar_transcript(file)))
+    return sources, failures
+
+
+def ingest(
+    paths: Sequence[str | Path],
+    store: Store,
+    pipeline: PipelineConfig,
+    models_factory: Callable[[], ModelSet],
+    *,
+    stages: Sequence[str] | None = None,
+    timeline: TimelineKind = "single",
+    workers: int = 1,
+    force: bool = False,
+    show_progress: bool = True,
+) -> IngestReport:
+    """Run the pipeline's stages (or `stages`) over `paths` into `store`.
+
+    A bad file is reported in the result and skipped; the others are ingested.
+    """
+    chosen = tuple(stages) if stages else pipeline.stages
+    unknown = [s for s in chosen if s not in STAGE_ORDER]
+    if unknown:
+        raise ConfigError(f"--stages: unknown stage {unknown[0]!r}; allowed: {', '.join(STAGE_ORDER)}")
+    sources, failures = discover_sources(paths, timeline)
+    report = IngestReport(failures=failures)
+    ctx = StageContext(store, pipeline, models_factory, workers=workers, force=force, show_progress=show_progress)
+    for name in STAGE_ORDER:
+        if name not in chosen:
+            continue
+        stage = build_stage(name)
+        if force:
+            stage.reset(store, sources)
+        report.results.append(stage.run(ctx, sources))
+    return report

@@ -1,0 +1,121 @@
+"""Corpus time.
+
+Inside the code, time is float seconds on the corpus timeline. A single video starts at 0. An
+EgoLife corpus is a week: day n starts at (n - 1) * 86400, and a file's start comes from its
+name (`DAY1_A1_JAKE_11094208.mp4` is day 1, 11:09:42, frame 08 at 20 fps). Text forms exist
+only at the edges: "DAY1 11:09:42", "HH:MM:SS", "MM:SS", EgoLife "HHMMSSFF".
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Literal
+
+from videomem.errors import TimeFormatError
+
+DAY = 86400.0
+EGOLIFE_FPS = 20
+TimelineKind = Literal["single", "egolife"]
+
+_EGOLIFE_NAME = re.compile(r"DAY(\d+)_.*?_(\d{8})$", re.IGNORECASE)
+_DAY_CLOCK = re.compile(r"^DAY(\d+)[ _T]+(.+)$", re.IGNORECASE)
+_CLOCK = re.compile(r"^(?:(\d+):)?(\d{1,2}):(\d{1,2}(?:\.\d+)?)$")
+_HHMMSSFF = re.compile(r"^(\d{2})(\d{2})(\d{2})(\d{2})$")
+
+
+def egolife_code_to_seconds(code: str, day: int = 1) -> float:
+    """EgoLife 'HHMMSSFF' (FF = frame at 20 fps) on day `day` → corpus seconds."""
+    m = _HHMMSSFF.match(code.strip())
+    if not m:
+        raise TimeFormatError(f"{code!r} is not an EgoLife HHMMSSFF time")
+    hh, mm, ss, ff = (int(g) for g in m.groups())
+    if hh > 23 or mm > 59 or ss > 59 or ff >= EGOLIFE_FPS:
+        raise TimeFormatError(f"{code!r} is out of range for HHMMSSFF (FF < {EGOLIFE_FPS})")
+    if day < 1:
+        raise TimeFormatError(f"day {day} is out of range (days start at DAY1)")
+    return (day - 1) * DAY + hh * 3600 + mm * 60 + ss + ff / EGOLIFE_FPS
+
+
+def _clock_to_seconds(text: str) -> float:
+    m = _CLOCK.match(text)
+    if not m:
+        raise TimeFormatError(f"{text!r} is not a time (HH:MM:SS, MM:SS, DAY1 11:09:42, HHMMSSFF or seconds)")
+    hours, minutes, seconds = m.groups()
+    if hours is not None and int(minutes) > 59 or float(seconds) >= 60:
+        raise TimeFormatError(f"{text!r} has minutes or seconds out of range")
+    return int(hours or 0) * 3600 + int(minutes) * 60 + float(seconds)
+
+
+def parse_time(text: str | float | int) -> float:
+    """Any accepted time form → corpus seconds.
+
+    Accepted: seconds ("95", "95.5"), "MM:SS", "HH:MM:SS", "DAY2 11:09:42", "DAY2_11094208",
+    and a bare EgoLife "HHMMSSFF" (day 1).
+    """
+    if isinstance(text, (int, float)):
+        if text < 0:
+            raise TimeFormatError(f"time {text} is negative")
+        return float(text)
+    raw = text.strip()
+    day_match = _DAY_CLOCK.match(raw)
+    if day_match:
+        day, rest = int(day_match.group(1)), day_match.group(2).strip()
+        if day < 1:
+            raise TimeFormatError(f"{text!r}: days start at DAY1")
+        if _HHMMSSFF.match(rest):
+            return egolife_code_to_seconds(rest, day)
+        return (day - 1) * DAY + _clock_to_seconds(rest)
+    if _HHMMSSFF.match(raw):
+        return egolife_code_to_seconds(raw)
+    try:
+        value = float(raw)
+    except ValueError:
+        return _clock_to_seconds(raw)
+    if value < 0:
+        raise TimeFormatError(f"time {text!r} is negative")
+    return value
+
+
+def format_clock(seconds: float) -> str:
+    """Seconds → "HH:MM:SS" (hours may exceed 23 for long single videos)."""
+    total = int(round(max(seconds, 0.0)))
+    return f"{total // 3600:02d}:{total % 3600 // 60:02d}:{total % 60:02d}"
+
+
+def format_day(seconds: float) -> str:
+    """Seconds on a week timeline → "DAY1 11:09:42"."""
+    day = int(seconds // DAY)
+    return f"DAY{day + 1} {format_clock(seconds - day * DAY)}"
+
+
+def format_egolife(seconds: float) -> tuple[str, str]:
+    """Seconds → ("DAYn", "HHMMSSFF") as EgoLifeQA writes query times."""
+    day = int(seconds // DAY)
+    rest = seconds - day * DAY
+    frames = int(round(rest * EGOLIFE_FPS))
+    hh, rem = divmod(frames, 3600 * EGOLIFE_FPS)
+    mm, rem = divmod(rem, 60 * EGOLIFE_FPS)
+    ss, ff = divmod(rem, EGOLIFE_FPS)
+    return f"DAY{day + 1}", f"{hh:02d}{mm:02d}{ss:02d}{ff:02d}"
+
+
+def format_time(seconds: float, kind: TimelineKind = "single") -> str:
+    """The text form users of that kind of corpus read."""
+    return format_day(seconds) if kind == "egolife" else format_clock(seconds)
+
+
+def egolife_start(path: str | Path) -> float:
+    """Corpus start of an EgoLife file from its name: DAY1_A1_JAKE_11094208.mp4 → 40182.4."""
+    stem = Path(path).stem
+    m = _EGOLIFE_NAME.search(stem)
+    if not m:
+        raise TimeFormatError(
+            f"{Path(path).name}: not an EgoLife file name (expected DAYn_..._HHMMSSFF.mp4)"
+        )
+    return egolife_code_to_seconds(m.group(2), int(m.group(1)))
+
+
+def visible(t_end: float, until: float | None) -> bool:
+    """Query-time rule: a memory is usable only if it was fully recorded by `until`."""
+    return until is None or t_end <= until + 1e-6

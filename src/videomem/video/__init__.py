@@ -1,0 +1,1 @@
+"""Video files: probe, decode, plan clips, sample frames, align transcripts."""
