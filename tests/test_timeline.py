@@ -1,0 +1,62 @@
+"""Corpus time: text forms at the edges, float seconds inside."""
+
+import pytest
+
+from videomem.errors import TimeFormatError
+from videomem.timeline import (
+    DAY,
+    egolife_code_to_seconds,
+    egolife_start,
+    format_clock,
+    format_day,
+    format_egolife,
+    parse_time,
+    visible,
+)
+
+
+@pytest.mark.parametrize(
+    "text,seconds",
+    [
+        ("95", 95.0),
+        ("95.5", 95.5),
+        ("01:35", 95.0),
+        ("75:00", 4500.0),
+        ("1:02:03", 3723.0),
+        ("DAY1 11:09:42", 11 * 3600 + 9 * 60 + 42),
+        ("DAY3 00:00:10", 2 * DAY + 10),
+        ("day2_11094208", DAY + 40182.4),
+        ("11094208", 40182.4),
+    ],
+)
+def test_parse_time(text: str, seconds: float) -> None:
+    assert parse_time(text) == pytest.approx(seconds)
+
+
+@pytest.mark.parametrize("bad", ["", "noon", "1:2:3:4", "DAY0 10:00:00", "12:61:00", "11094220", "-5", "25999999"])
+def test_parse_time_rejects(bad: str) -> None:
+    with pytest.raises(TimeFormatError):
+        parse_time(bad)
+
+
+def test_formats_round_trip() -> None:
+    t = 2 * DAY + 11 * 3600 + 9 * 60 + 42.4
+    assert format_day(t) == "DAY3 11:09:42"
+    assert format_egolife(t) == ("DAY3", "11094208")
+    assert parse_time(" ".join(format_egolife(t))) == pytest.approx(t)
+    assert format_clock(3723.4) == "01:02:03"
+    assert format_clock(100 * 3600) == "100:00:00"
+
+
+def test_egolife_file_names() -> None:
+    assert egolife_start("DAY1/DAY1_A1_JAKE_11094208.mp4") == pytest.approx(40182.4)
+    assert egolife_start("DAY2_A1_JAKE_00000000.mp4") == pytest.approx(DAY)
+    with pytest.raises(TimeFormatError, match="not an EgoLife file name"):
+        egolife_start("holiday.mp4")
+    assert egolife_code_to_seconds("00000019") == pytest.approx(19 / 20)
+
+
+def test_visible_uses_end_time() -> None:
+    assert visible(10.0, None)
+    assert visible(10.0, 10.0)
+    assert not visible(10.1, 10.0)
