@@ -7,7 +7,6 @@ import pytest
 from videomem.config import (
     PROJECT_ROOT,
     AgentConfig,
-    ModelsConfig,
     PipelineConfig,
     load_agent,
     load_models,
@@ -29,7 +28,7 @@ def test_egolife_pipeline_scales() -> None:
     assert cfg.episodic_scales == (30, 180, 600, 3600)
 
 
-@pytest.mark.parametrize("folder,model", [("pipelines", PipelineConfig), ("agents", AgentConfig), ("models", ModelsConfig)])
+@pytest.mark.parametrize("folder,model", [("pipelines", PipelineConfig), ("agents", AgentConfig)])
 def test_every_shipped_profile_validates(folder: str, model: type) -> None:
     files = sorted((PROJECT_ROOT / folder).glob("*.yaml"))
     assert files, f"no profiles in {folder}/"

@@ -1,0 +1,246 @@
+"""The `openai` backend: any OpenAI-compatible server (`vllm serve`, SGLang, Ollama, OpenAI).
+
+Requests of a batch run concurrently (up to `cfg.concurrency`), because a serving engine
+batches whatever arrives together. Transient failures (429, 5xx, dropped connections,
+timeouts) are retried with exponential backoff; anything left after the retries becomes one
+`ModelError` line that names the server URL and the role, so a wrong `base_url` or a server
+that is not up yet reads as such instead of as a traceback.
+
+`options.extra_body` is merged into every chat request, for server-specific fields (for example
+vLLM's `chat_template_kwargs: {enable_thinking: false}` for Qwen3 thinking models).
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import os
+import time
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import httpx
+import numpy as np
+from PIL.Image import Image
+from tenacity import Retrying, retry_if_exception, stop_after_attempt, wait_exponential
+
+from videomem.config import RoleConfig
+from videomem.errors import ModelError
+from videomem.models.base import Generation, LMRequest, Usage, UsageMeter, VLRequest
+from videomem.models.templates import with_schema
+
+RETRY_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
+STRICT_UNSUPPORTED = ("default", "minLength", "maxLength")
+"""Keywords OpenAI's strict mode rejects; pydantic still enforces them after parsing."""
+
+
+def image_data_url(image: Image, quality: int = 90) -> str:
+    """A frame as a base64 JPEG data URL, the form every OpenAI-compatible server accepts."""
+    buffer = io.BytesIO()
+    image.convert("RGB").save(buffer, format="JPEG", quality=quality)
+    return "data:image/jpeg;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
+
+
+class _OpenObject(Exception):
+    """An object schema that accepts arbitrary keys, which strict mode cannot express."""
+
+
+def strict_schema(schema: dict[str, Any]) -> dict[str, Any] | None:
+    """The schema in OpenAI strict form (every object closed, every property required), or None
+    when it holds a free-form object (such as tool arguments)."""
+
+    def close(node: dict[str, Any]) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for key, value in node.items():
+            if key in STRICT_UNSUPPORTED:
+                continue
+            if key in ("properties", "$defs"):
+                value = {name: close(sub) for name, sub in value.items()}
+            elif key in ("anyOf", "allOf", "oneOf"):
+                value = [close(sub) for sub in value]
+            elif key == "items" and isinstance(value, dict):
+                value = close(value)
+            elif key == "additionalProperties" and value is not False:
+                raise _OpenObject
+            out[key] = value
+        if node.get("type") == "object":
+            if "properties" not in node:
+                raise _OpenObject
+            out["additionalProperties"] = False
+            out["required"] = list(node["properties"])
+        return out
+
+    try:
+        return close(schema)
+    except _OpenObject:
+        return None
+
+
+def _retryable(err: BaseException) -> bool:
+    if isinstance(err, httpx.HTTPStatusError):
+        return err.response.status_code in RETRY_STATUS
+    return isinstance(err, httpx.TransportError)
+
+
+class _Client:
+    """POST JSON to one server with retries, and turn every failure into one ModelError line."""
+
+    def __init__(self, cfg: RoleConfig, role: str) -> None:
+        self.cfg = cfg
+        self.role = role
+        headers = {}
+        if cfg.api_key_env:
+            key = os.environ.get(cfg.api_key_env)
+            if not key:
+                raise ModelError(f"{role}: environment variable {cfg.api_key_env} (api_key_env) is not set")
+            headers["Authorization"] = f"Bearer {key}"
+        self.base_url = str(cfg.base_url).rstrip("/")
+        limits = httpx.Limits(max_connections=cfg.concurrency, max_keepalive_connections=cfg.concurrency)
+        self.http = httpx.Client(headers=headers, timeout=cfg.timeout_s, limits=limits)
+
+    def post(self, path: str, payload: dict[str, Any]) -> dict[str, Any]:
+        url = f"{self.base_url}{path}"
+        retrying = Retrying(
+            stop=stop_after_attempt(self.cfg.max_retries + 1),
+            wait=wait_exponential(multiplier=0.5, max=30),
+            retry=retry_if_exception(_retryable),
+            reraise=True,
+        )
+        try:
+            for attempt in retrying:
+                with attempt:
+                    response = self.http.post(url, json=payload)
+                    response.raise_for_status()
+            return response.json()
+        except httpx.TimeoutException:
+            reason = f"no answer within {self.cfg.timeout_s:g} s"
+        except httpx.TransportError as err:
+            reason = f"cannot connect ({type(err).__name__}: {err or 'no detail'})"
+        except httpx.HTTPStatusError as err:
+            reason = f"HTTP {err.response.status_code}: {_error_detail(err.response)}"
+        except ValueError as err:
+            reason = f"reply is not JSON ({err})"
+        attempts = f" after {self.cfg.max_retries + 1} attempts" if self.cfg.max_retries else ""
+        who = f"{self.role} ({self.cfg.backend} backend, model {self.cfg.model!r})"
+        raise ModelError(" ".join(f"{who} at {url}: {reason}{attempts}".split())) from None
+
+
+def _error_detail(response: httpx.Response, limit: int = 200) -> str:
+    try:
+        body = response.json()
+        detail = body.get("error", body) if isinstance(body, dict) else body
+        if isinstance(detail, dict):
+            detail = detail.get("message", detail)
+        text = str(detail)
+    except ValueError:
+        text = response.text
+    text = " ".join(text.split()) or response.reason_phrase
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+class OpenAICompatEngine:
+    """Chat completions; serves as both VisionLanguageModel and LanguageModel."""
+
+    def __init__(self, cfg: RoleConfig, role: str, meter: UsageMeter) -> None:
+        self.cfg = cfg
+        self.role = role
+        self.meter = meter
+        self.client = _Client(cfg, role)
+
+    def payload(self, request: VLRequest | LMRequest) -> dict[str, Any]:
+        """The exact chat-completions body sent for one request."""
+        prompt = request.prompt if self.cfg.structured_output else with_schema(request.prompt, request.json_schema)
+        images = getattr(request, "images", None) or []
+        if images:
+            content: str | list[dict[str, Any]] = [
+                *({"type": "image_url", "image_url": {"url": image_data_url(image)}} for image in images),
+                {"type": "text", "text": prompt},
+            ]
+        else:
+            content = prompt
+        messages = [{"role": "system", "content": request.system}] if request.system else []
+        messages.append({"role": "user", "content": content})
+        body: dict[str, Any] = {
+            "model": self.cfg.model,
+            "messages": messages,
+            "max_tokens": request.max_tokens or self.cfg.max_tokens,
+            "temperature": self.cfg.temperature,
+        }
+        if request.json_schema is not None and self.cfg.structured_output:
+            strict = strict_schema(request.json_schema)
+            body["response_format"] = {
+                "type": "json_schema",
+                "json_schema": {
+                    "name": str(request.json_schema.get("title", "output")),
+                    "schema": strict if strict is not None else request.json_schema,
+                    "strict": strict is not None,
+                },
+            }
+        return body | self.cfg.options.get("extra_body", {})
+
+    def _one(self, request: VLRequest | LMRequest) -> Generation:
+        started = time.perf_counter()
+        reply = self.client.post("/chat/completions", self.payload(request))
+        try:
+            text = reply["choices"][0]["message"]["content"] or ""
+        except (KeyError, IndexError, TypeError):
+            raise ModelError(
+                f"{self.role} at {self.client.base_url}: reply has no choices[0].message.content"
+            ) from None
+        tokens = reply.get("usage") or {}
+        usage = Usage(
+            prompt_tokens=int(tokens.get("prompt_tokens") or 0),
+            completion_tokens=int(tokens.get("completion_tokens") or 0),
+            seconds=time.perf_counter() - started,
+            calls=1,
+        )
+        self.meter.add(self.role, usage)
+        return Generation(text=text, usage=usage)
+
+    def generate(self, requests: Sequence[VLRequest | LMRequest]) -> list[Generation]:
+        if len(requests) <= 1:
+            return [self._one(request) for request in requests]
+        with ThreadPoolExecutor(max_workers=min(self.cfg.concurrency, len(requests))) as pool:
+            return list(pool.map(self._one, requests))
+
+
+class OpenAICompatEmbedder:
+    """TextEmbedder over POST /embeddings; rows come back L2-normalised float32."""
+
+    def __init__(self, cfg: RoleConfig, role: str, meter: UsageMeter) -> None:
+        self.cfg = cfg
+        self.role = role
+        self.meter = meter
+        self.client = _Client(cfg, role)
+        self._dim: int | None = int(cfg.options["dim"]) if "dim" in cfg.options else None
+        if self._dim is None:
+            self.embed(["dimension probe"])
+        self.dim: int = self._dim
+
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self._dim or 0), dtype=np.float32)
+        rows: list[np.ndarray] = []
+        for start in range(0, len(texts), self.cfg.batch_size):
+            batch = list(texts[start : start + self.cfg.batch_size])
+            started = time.perf_counter()
+            reply = self.client.post("/embeddings", {"model": self.cfg.model, "input": batch})
+            data = sorted(reply.get("data", []), key=lambda item: item["index"])
+            if len(data) != len(batch):
+                raise ModelError(
+                    f"{self.role} at {self.client.base_url}: asked for {len(batch)} embeddings, got {len(data)}"
+                )
+            rows.extend(np.asarray(item["embedding"], dtype=np.float32) for item in data)
+            tokens = reply.get("usage") or {}
+            prompt_tokens = int(tokens.get("prompt_tokens") or 0)
+            self.meter.add(self.role, Usage(prompt_tokens, 0, time.perf_counter() - started, 1))
+        matrix = np.stack(rows)
+        if self._dim is not None and matrix.shape[1] != self._dim:
+            raise ModelError(
+                f"{self.role}: server returned {matrix.shape[1]}-d embeddings, the profile says dim {self._dim}"
+            )
+        self._dim = matrix.shape[1]
+        norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+        return (matrix / np.maximum(norms, 1e-12)).astype(np.float32)

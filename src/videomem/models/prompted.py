@@ -1,0 +1,292 @@
+"""Tasks fulfilled by a generative engine: a prompt file plus the JSON schema of the answer.
+
+Every task renders `prompts/<task>.md`, sends the schema of its pydantic output model with the
+request (servers that support it constrain decoding to it), and validates the reply. Models
+still wrap JSON in fences or prose, or miss a field; cheap fixes are applied here, anything
+else is re-asked with the validation error appended, at most `cfg.json_repairs` times. After
+that the task fails with one `ModelError` line — a pipeline stage records it and goes on.
+
+Whole batches go to `engine.generate` at once, so GPU engines can batch them.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from string import ascii_uppercase
+from typing import Any, TypeVar
+
+import jsonschema
+from pydantic import BaseModel
+
+from videomem.config import RoleConfig
+from videomem.errors import ModelError
+from videomem.evidence import Evidence
+from videomem.models.base import (
+    AgentState,
+    AnswerOut,
+    CaptionOut,
+    ClipView,
+    LanguageModel,
+    LMRequest,
+    MergeDecision,
+    ObjectRecord,
+    ObjectsOut,
+    SemanticOut,
+    SemanticTriplet,
+    StepRecord,
+    SummaryOut,
+    ToolCall,
+    Triplet,
+    TripletsOut,
+    VisionLanguageModel,
+    VLRequest,
+)
+from videomem.models.oneline import one_line
+from videomem.models.templates import render
+from videomem.timeline import format_clock
+
+FINISH = "finish"
+"""Tool name with which the planner ends the search."""
+
+LETTERS = "ABCDE"
+Out = TypeVar("Out", bound=BaseModel)
+Request = TypeVar("Request", VLRequest, LMRequest)
+
+_FENCE = re.compile(r"```(?:json|JSON)?\s*(.*?)```", re.DOTALL)
+_LEADING_LETTER = re.compile(r"^\(?([A-E])\)?(?:[.:)\s]|$)")
+
+
+def extract_json(text: str) -> Any:
+    """The first JSON value in a reply, looking inside ```fences``` and past surrounding prose."""
+    fenced = _FENCE.search(text)
+    body = fenced.group(1) if fenced else text
+    decoder = json.JSONDecoder()
+    for match in re.finditer(r"[{\[]", body):
+        try:
+            value, _ = decoder.raw_decode(body, match.start())
+        except json.JSONDecodeError:
+            continue
+        return value
+    raise ValueError("the reply holds no JSON object")
+
+
+def validate_reply(text: str, model: type[Out]) -> Out:
+    """Parse a reply into `model`; a bare list for a model with one list field is wrapped."""
+    value = extract_json(text)
+    fields = model.model_fields
+    if isinstance(value, list) and len(fields) == 1:
+        value = {next(iter(fields)): value}
+    return model.model_validate(value)
+
+
+def _options(choices: list[str] | None) -> str:
+    """The options block of an answer prompt ("" for an open question)."""
+    if not choices:
+        return ""
+    if len(choices) > len(LETTERS):
+        raise ValueError(f"at most {len(LETTERS)} choices are supported, got {len(choices)}")
+    letters = LETTERS[: len(choices)]
+    listed = "\n".join(f"{letter}. {choice}" for letter, choice in zip(letters, choices))
+    return render("multiple_choice", options=listed, letters=", ".join(letters))
+
+
+def _checked_answer(out: AnswerOut, choices: list[str] | None) -> AnswerOut:
+    """Keep `choice` consistent with the question: a valid letter when options exist, else None."""
+    if not choices:
+        return out.model_copy(update={"choice": None})
+    allowed = LETTERS[: len(choices)]
+    choice = out.choice
+    if choice is None:
+        leading = _LEADING_LETTER.match(out.answer.strip())
+        choice = leading.group(1) if leading else None
+    if choice is None or choice not in allowed:
+        raise ValueError(f"'choice' must be one of {', '.join(allowed)} (got {choice!r})")
+    return out.model_copy(update={"choice": choice})
+
+
+def _answer_parser(choices: list[str] | None) -> Callable[[str], AnswerOut]:
+    def parse(text: str) -> AnswerOut:
+        return _checked_answer(validate_reply(text, AnswerOut), choices)
+
+    return parse
+
+
+def _clip_fields(clip: ClipView) -> dict[str, str]:
+    return {
+        "start": format_clock(clip.t_start),
+        "end": format_clock(clip.t_end),
+        "frame_times": ", ".join(format_clock(t) for t in clip.frame_times) or "unknown times",
+        "transcript": clip.transcript.strip() or "(none)",
+    }
+
+
+class _Prompted:
+    """The bounded parse → repair → re-ask loop shared by both task sets."""
+
+    role: str
+
+    def __init__(self, engine: VisionLanguageModel | LanguageModel, cfg: RoleConfig) -> None:
+        self.engine = engine
+        self.cfg = cfg
+
+    def _ask(self, task: str, requests: Sequence[Request], parse: Callable[[str], Any]) -> list[Any]:
+        """Send the batch, re-asking only the requests whose reply `parse` rejected."""
+        results: list[Any] = [None] * len(requests)
+        current = list(requests)
+        pending = list(range(len(requests)))
+        error = ""
+        for _ in range(self.cfg.json_repairs + 1):
+            if not pending:
+                break
+            generations = self.engine.generate([current[i] for i in pending])
+            rejected = []
+            for i, generation in zip(pending, generations):
+                try:
+                    results[i] = parse(generation.text)
+                except (ValueError, jsonschema.ValidationError) as err:
+                    error = one_line(err)
+                    prompt = render("repair", prompt=requests[i].prompt, reply=generation.text[:2000], error=error)
+                    current[i] = replace(requests[i], prompt=prompt)
+                    rejected.append(i)
+            pending = rejected
+        if pending:
+            attempts = self.cfg.json_repairs + 1
+            raise ModelError(
+                f"{task}: the {self.role} model {self.cfg.model!r} gave unusable output "
+                f"{attempts} time(s) for {len(pending)} of {len(requests)} request(s); last error: {error}"
+            )
+        return results
+
+    def _ask_model(self, task: str, requests: Sequence[Request], model: type[Out]) -> list[Out]:
+        return self._ask(task, requests, lambda text: validate_reply(text, model))
+
+
+class PromptedVision(_Prompted):
+    """VisionTasks on a vision-language engine (openai, vllm or transformers backend)."""
+
+    role = "vlm"
+
+    def _request(self, task: str, clip: ClipView, model: type[BaseModel], **fields: str) -> VLRequest:
+        prompt = render(task, **_clip_fields(clip), **fields)
+        return VLRequest(prompt=prompt, images=list(clip.frames), json_schema=model.model_json_schema())
+
+    def caption_clips(self, clips: Sequence[ClipView]) -> list[str]:
+        requests = [self._request("caption_clip", clip, CaptionOut) for clip in clips]
+        return [out.caption.strip() for out in self._ask_model("caption_clip", requests, CaptionOut)]
+
+    def extract_objects(self, clips: Sequence[ClipView]) -> list[list[ObjectRecord]]:
+        requests = [self._request("extract_objects", clip, ObjectsOut) for clip in clips]
+        return [out.objects for out in self._ask_model("extract_objects", requests, ObjectsOut)]
+
+    def answer_from_frames(self, question: str, clip: ClipView, choices: list[str] | None = None) -> AnswerOut:
+        request = self._request("answer_from_frames", clip, AnswerOut, question=question, options=_options(choices))
+        return self._ask("answer_from_frames", [request], _answer_parser(choices))[0]
+
+
+class PromptedLanguage(_Prompted):
+    """LanguageTasks on a text engine (any generative backend; images are never sent)."""
+
+    role = "llm"
+
+    def summarise(self, groups: Sequence[Sequence[str]]) -> list[str]:
+        schema = SummaryOut.model_json_schema()
+        prompts = [render("summarise", captions=_numbered(group, start=1)) for group in groups]
+        requests = [LMRequest(prompt, json_schema=schema) for prompt in prompts]
+        return [out.summary.strip() for out in self._ask_model("summarise", requests, SummaryOut)]
+
+    def extract_triplets(self, texts: Sequence[str]) -> list[list[Triplet]]:
+        schema = TripletsOut.model_json_schema()
+        requests = [LMRequest(render("extract_triplets", text=text), json_schema=schema) for text in texts]
+        return [out.triplets for out in self._ask_model("extract_triplets", requests, TripletsOut)]
+
+    def induce_semantic(self, captions: Sequence[str]) -> list[SemanticTriplet]:
+        prompt = render("induce_semantic", captions=_numbered(captions, start=0))
+        request = LMRequest(prompt, json_schema=SemanticOut.model_json_schema())
+
+        def parse(text: str) -> list[SemanticTriplet]:
+            # Evidence pointing past the captions is dropped rather than re-asked: the triplet
+            # itself is still usable, only its pointer is wrong.
+            triplets = validate_reply(text, SemanticOut).triplets
+            return [
+                t.model_copy(update={"evidence": [i for i in t.evidence if 0 <= i < len(captions)]}) for t in triplets
+            ]
+
+        return self._ask("induce_semantic", [request], parse)[0]
+
+    def same_entity(self, pairs: Sequence[tuple[ObjectRecord, ObjectRecord]]) -> list[bool]:
+        requests = [
+            LMRequest(
+                prompt=render("same_entity", first=a.model_dump_json(), second=b.model_dump_json()),
+                json_schema=MergeDecision.model_json_schema(),
+            )
+            for a, b in pairs
+        ]
+        return [out.same for out in self._ask_model("same_entity", requests, MergeDecision)]
+
+    def plan_step(self, state: AgentState) -> ToolCall:
+        tools = {tool["name"]: tool for tool in state.tools}
+        prompt = render(
+            "plan_step",
+            question=state.question,
+            options=_listed_options(state.choices),
+            query_time=format_clock(state.until) if state.until is not None else "none",
+            tools="\n".join(_tool_line(tool) for tool in state.tools),
+            history="\n\n".join(_step_block(n, step) for n, step in enumerate(state.history, start=1)) or "(none yet)",
+            step=state.step,
+            max_steps=state.max_steps,
+        )
+
+        def parse(text: str) -> ToolCall:
+            call = validate_reply(text, ToolCall)
+            if call.tool == FINISH:
+                return call
+            if call.tool not in tools:
+                raise ValueError(f"unknown tool {call.tool!r}; use one of {', '.join([*tools, FINISH])}")
+            parameters = tools[call.tool].get("parameters")
+            if parameters:
+                jsonschema.validate(call.arguments, parameters)
+            return call
+
+        request = LMRequest(prompt=prompt, json_schema=ToolCall.model_json_schema())
+        return self._ask("plan_step", [request], parse)[0]
+
+    def answer(self, question: str, choices: list[str] | None, evidence: Sequence[Evidence]) -> AnswerOut:
+        prompt = render(
+            "answer", evidence=_evidence_block(evidence), question=question, options=_options(choices)
+        )
+        request = LMRequest(prompt=prompt, json_schema=AnswerOut.model_json_schema())
+        return self._ask("answer", [request], _answer_parser(choices))[0]
+
+
+def _numbered(texts: Sequence[str], start: int) -> str:
+    return "\n".join(f"{n}. {' '.join(text.split())}" for n, text in enumerate(texts, start=start))
+
+
+def _listed_options(choices: list[str] | None) -> str:
+    if not choices:
+        return ""
+    return "Options:\n" + "\n".join(f"{letter}. {choice}" for letter, choice in zip(ascii_uppercase, choices))
+
+
+def _tool_line(tool: dict[str, Any]) -> str:
+    parameters = json.dumps(tool.get("parameters", {}), separators=(",", ":"))
+    return f"- {tool['name']}: {tool.get('description', '').strip()} Arguments (JSON schema): {parameters}"
+
+
+def _step_block(number: int, step: StepRecord) -> str:
+    arguments = json.dumps(step.arguments, ensure_ascii=False)
+    observation = step.observation.strip()
+    return f"Step {number}\nThought: {step.thought}\nCall: {step.tool} {arguments}\nObservation: {observation}"
+
+
+def _evidence_block(evidence: Sequence[Evidence]) -> str:
+    if not evidence:
+        return "(no evidence was found)"
+    lines = []
+    for n, item in enumerate(evidence, start=1):
+        span = f"{format_clock(item.t_start)}-{format_clock(item.t_end)}"
+        lines.append(f"[{n}] {span} ({item.video_id}, {item.source}): {' '.join(item.text.split())}")
+    return "\n".join(lines)

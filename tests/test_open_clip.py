@@ -1,0 +1,90 @@
+"""The open_clip visual embedder on a tiny CLIP with random weights saved to a local file."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+import torch
+from PIL import Image
+
+from videomem.config import RoleConfig
+from videomem.errors import ModelError
+from videomem.models.base import UsageMeter
+from videomem.models.open_clip import OpenClipEmbedder
+
+ARCH = "videomem-tiny-clip"
+TINY_CLIP = {
+    "embed_dim": 16,
+    "vision_cfg": {"image_size": 32, "layers": 1, "width": 32, "patch_size": 16, "head_width": 16},
+    "text_cfg": {"context_length": 16, "vocab_size": 49408, "width": 32, "heads": 2, "layers": 1},
+}
+
+
+def _save_random_clip(directory: Path, seed: int) -> Path:
+    import open_clip
+
+    torch.manual_seed(seed)
+    model = open_clip.create_model(ARCH, pretrained=None)
+    path = directory / f"tiny-clip-seed{seed}.pt"
+    torch.save(model.state_dict(), path)
+    return path
+
+
+@pytest.fixture(scope="module")
+def weights(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    import open_clip
+
+    directory = tmp_path_factory.mktemp("open_clip")
+    (directory / f"{ARCH}.json").write_text(json.dumps(TINY_CLIP))
+    open_clip.add_model_config(directory)
+    return _save_random_clip(directory, seed=0), _save_random_clip(directory, seed=1)
+
+
+def role(pretrained: str | None, **overrides: Any) -> RoleConfig:
+    fields = {"backend": "open_clip", "model": ARCH, "pretrained": pretrained, "device": "cpu", "batch_size": 8}
+    return RoleConfig.model_validate(fields | overrides)
+
+
+def images() -> list[Image.Image]:
+    rng = np.random.default_rng(7)
+    return [Image.fromarray(rng.integers(0, 255, (40, 50, 3), dtype=np.uint8)) for _ in range(3)]
+
+
+def test_images_and_texts_share_one_normalised_space(weights: tuple[Path, Path]) -> None:
+    meter = UsageMeter()
+    embedder = OpenClipEmbedder(role(str(weights[0])), "visual_embedder", meter)
+    image_vectors = embedder.embed_images(images())
+    text_vectors = embedder.embed_texts(["a red car", "two people walking", "a sign reading EXIT"])
+    assert embedder.dim == TINY_CLIP["embed_dim"]
+    assert image_vectors.shape == (3, embedder.dim) and text_vectors.shape == (3, embedder.dim)
+    for vectors in (image_vectors, text_vectors):
+        assert vectors.dtype == np.float32
+        assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+    assert not np.allclose(image_vectors[0], image_vectors[1]), "different images, different vectors"
+    assert (text_vectors @ image_vectors.T).shape == (3, 3)
+    assert meter.by_role()["visual_embedder"].calls >= 2
+
+
+def test_weights_come_from_the_file_and_results_are_deterministic(weights: tuple[Path, Path]) -> None:
+    first = OpenClipEmbedder(role(str(weights[0])), "visual_embedder", UsageMeter())
+    again = OpenClipEmbedder(role(str(weights[0]), batch_size=2), "visual_embedder", UsageMeter())
+    other = OpenClipEmbedder(role(str(weights[1])), "visual_embedder", UsageMeter())
+    frames = images()
+    reference = first.embed_images(frames)
+    assert np.array_equal(reference, first.embed_images(frames)), "same input, same output"
+    assert np.allclose(reference, again.embed_images(frames), atol=1e-5), "batching does not change results"
+    assert not np.allclose(reference, other.embed_images(frames), atol=1e-3), "other weights, other vectors"
+    assert np.allclose(first.embed_texts(["a cat"]), again.embed_texts(["a cat"]), atol=1e-5)
+    assert first.embed_images([]).shape == (0, first.dim)
+
+
+def test_pretrained_is_required_and_load_errors_are_model_errors(weights: tuple[Path, Path], tmp_path: Path) -> None:
+    with pytest.raises(ModelError, match="open_clip needs 'pretrained'"):
+        OpenClipEmbedder(role(None), "visual_embedder", UsageMeter())
+    with pytest.raises(ModelError, match="visual_embedder: open_clip cannot load 'no-such-arch'") as info:
+        OpenClipEmbedder(role(str(weights[0]), model="no-such-arch"), "visual_embedder", UsageMeter())
+    assert "\n" not in str(info.value)

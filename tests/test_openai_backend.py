@@ -1,0 +1,279 @@
+"""The openai backend against a local OpenAI-compatible server that records what it receives."""
+
+from __future__ import annotations
+
+import base64
+import io
+import json
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from videomem.config import RoleConfig
+from videomem.errors import ModelError
+from videomem.models.base import CaptionOut, LMRequest, ToolCall, UsageMeter, VLRequest
+from videomem.models.openai_compat import OpenAICompatEmbedder, OpenAICompatEngine
+
+
+@dataclass
+class Reply:
+    status: int = 200
+    body: dict[str, Any] | None = None
+    delay: float = 0.0
+
+
+@dataclass
+class FakeServer:
+    """What the server saw, and what it will answer next (a default completion when empty)."""
+
+    port: int
+    requests: list[dict[str, Any]] = field(default_factory=list)
+    script: list[Reply] = field(default_factory=list)
+    in_flight: int = 0
+    peak: int = 0
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+
+def completion(text: str = '{"caption": "A red square."}', prompt_tokens: int = 12, completion_tokens: int = 3) -> dict:
+    return {
+        "id": "cmpl-1",
+        "object": "chat.completion",
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
+        "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens},
+    }
+
+
+def make_handler(state: FakeServer) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *args: Any) -> None:
+            pass
+
+        def do_POST(self) -> None:
+            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            with state.lock:
+                state.requests.append({"path": self.path, "headers": dict(self.headers), "body": body})
+                reply = state.script.pop(0) if state.script else None
+                state.in_flight += 1
+                state.peak = max(state.peak, state.in_flight)
+            if reply is None:
+                reply = Reply(body=self.default(body))
+            time.sleep(reply.delay)
+            with state.lock:
+                state.in_flight -= 1
+            data = json.dumps(reply.body or {}).encode()
+            try:
+                self.send_response(reply.status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+            except (BrokenPipeError, ConnectionResetError):
+                pass  # the client gave up (timeout test)
+
+        def default(self, body: dict[str, Any]) -> dict[str, Any]:
+            if self.path.endswith("/embeddings"):
+                # Unnormalised rows in reverse index order: the client must sort and normalise.
+                rows = [{"index": i, "embedding": [float(len(text)), 1.0, 2.0]} for i, text in enumerate(body["input"])]
+                return {"data": rows[::-1], "usage": {"prompt_tokens": 4 * len(rows)}}
+            return completion()
+
+    return Handler
+
+
+@pytest.fixture
+def server() -> Iterator[FakeServer]:
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), BaseHTTPRequestHandler)
+    state = FakeServer(port=httpd.server_address[1])
+    httpd.RequestHandlerClass = make_handler(state)
+    httpd.daemon_threads = True
+    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread.start()
+    yield state
+    httpd.shutdown()
+    httpd.server_close()
+
+
+def role(url: str, **overrides: Any) -> RoleConfig:
+    return RoleConfig.model_validate({"backend": "openai", "model": "qwen-test", "base_url": url, **overrides})
+
+
+def red_frame() -> Image.Image:
+    return Image.new("RGB", (64, 48), (220, 20, 20))
+
+
+def test_exact_chat_request_with_images_schema_and_key(server: FakeServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("VIDEOMEM_TEST_KEY", "sekret")
+    meter = UsageMeter()
+    engine = OpenAICompatEngine(role(server.url, api_key_env="VIDEOMEM_TEST_KEY", max_tokens=77), "vlm", meter)
+    request = VLRequest("Caption this clip.", [red_frame(), red_frame()], "Be brief.", CaptionOut.model_json_schema())
+    [generation] = engine.generate([request])
+
+    assert generation.text == '{"caption": "A red square."}'
+    [seen] = server.requests
+    assert seen["path"] == "/v1/chat/completions"
+    assert seen["headers"]["Authorization"] == "Bearer sekret"
+    body = seen["body"]
+    assert body["model"] == "qwen-test" and body["max_tokens"] == 77 and body["temperature"] == 0.0
+    system, user = body["messages"]
+    assert system == {"role": "system", "content": "Be brief."}
+    assert user["role"] == "user"
+    parts = user["content"]
+    assert [p["type"] for p in parts] == ["image_url", "image_url", "text"]
+    assert parts[2]["text"] == "Caption this clip."
+    url = parts[0]["image_url"]["url"]
+    assert url.startswith("data:image/jpeg;base64,")
+    decoded = Image.open(io.BytesIO(base64.b64decode(url.split(",", 1)[1])))
+    assert decoded.format == "JPEG" and decoded.size == (64, 48)
+    r, g, b = decoded.convert("RGB").getpixel((32, 24))
+    assert r > 180 and g < 60 and b < 60
+    response_format = body["response_format"]
+    assert response_format["type"] == "json_schema"
+    spec = response_format["json_schema"]
+    assert spec["name"] == "CaptionOut" and spec["strict"] is True
+    assert spec["schema"]["additionalProperties"] is False and spec["schema"]["required"] == ["caption"]
+    assert "minLength" not in json.dumps(spec["schema"])
+
+    usage = meter.by_role()["vlm"]
+    assert (usage.prompt_tokens, usage.completion_tokens, usage.calls) == (12, 3, 1)
+    assert usage.seconds > 0 and generation.usage.completion_tokens == 3
+
+
+def test_free_form_schema_is_sent_non_strict_and_text_only_content_is_a_string(server: FakeServer) -> None:
+    engine = OpenAICompatEngine(role(server.url), "llm", UsageMeter())
+    engine.generate([LMRequest("Plan.", json_schema=ToolCall.model_json_schema())])
+    body = server.requests[0]["body"]
+    assert body["messages"] == [{"role": "user", "content": "Plan."}]
+    spec = body["response_format"]["json_schema"]
+    assert spec["strict"] is False and spec["schema"] == ToolCall.model_json_schema()
+    assert "Authorization" not in server.requests[0]["headers"]
+
+
+def test_without_structured_output_the_schema_goes_into_the_prompt(server: FakeServer) -> None:
+    engine = OpenAICompatEngine(role(server.url, structured_output=False), "llm", UsageMeter())
+    engine.generate([LMRequest("Caption.", json_schema=CaptionOut.model_json_schema())])
+    body = server.requests[0]["body"]
+    assert "response_format" not in body
+    assert body["messages"][0]["content"].startswith("Caption.\n\nReply with one JSON object")
+    assert '"caption"' in body["messages"][0]["content"]
+
+
+def test_retries_a_500_then_succeeds(server: FakeServer) -> None:
+    server.script = [Reply(500, {"error": {"message": "overloaded"}})]
+    meter = UsageMeter()
+    [generation] = OpenAICompatEngine(role(server.url, max_retries=2), "vlm", meter).generate([LMRequest("hi")])
+    assert generation.text == '{"caption": "A red square."}'
+    assert len(server.requests) == 2 and server.requests[0]["body"] == server.requests[1]["body"]
+    assert meter.by_role()["vlm"].calls == 1
+
+
+def test_gives_up_after_the_retries_with_one_line(server: FakeServer) -> None:
+    server.script = [Reply(503, {"error": {"message": "model is\nloading"}})] * 2
+    with pytest.raises(ModelError) as info:
+        OpenAICompatEngine(role(server.url, max_retries=1), "vlm", UsageMeter()).generate([LMRequest("hi")])
+    message = str(info.value)
+    assert "\n" not in message and len(server.requests) == 2
+    assert f"{server.url}/chat/completions" in message and "vlm" in message
+    assert "HTTP 503: model is loading" in message and "after 2 attempts" in message
+
+
+def test_a_client_error_is_not_retried(server: FakeServer) -> None:
+    server.script = [Reply(400, {"error": {"message": "unknown model qwen-test"}})]
+    with pytest.raises(ModelError, match="HTTP 400: unknown model qwen-test"):
+        OpenAICompatEngine(role(server.url, max_retries=3), "llm", UsageMeter()).generate([LMRequest("hi")])
+    assert len(server.requests) == 1
+
+
+def test_timeout_is_a_clear_error(server: FakeServer) -> None:
+    server.script = [Reply(body=completion(), delay=1.0)]
+    engine = OpenAICompatEngine(role(server.url, timeout_s=0.2, max_retries=0), "vlm", UsageMeter())
+    started = time.perf_counter()
+    with pytest.raises(ModelError) as info:
+        engine.generate([LMRequest("hi")])
+    assert time.perf_counter() - started < 0.9
+    message = str(info.value)
+    assert "\n" not in message and server.url in message and "no answer within 0.2 s" in message
+
+
+def test_unreachable_port_names_the_url_and_role() -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    url = f"http://127.0.0.1:{port}/v1"
+    with pytest.raises(ModelError) as info:
+        OpenAICompatEngine(role(url, max_retries=0), "vlm", UsageMeter()).generate([LMRequest("hi")])
+    message = str(info.value)
+    assert "\n" not in message and f"{url}/chat/completions" in message
+    assert message.startswith("vlm (openai backend, model 'qwen-test')") and "cannot connect" in message
+
+
+def test_missing_api_key_names_the_variable(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("VIDEOMEM_ABSENT_KEY", raising=False)
+    with pytest.raises(ModelError, match="VIDEOMEM_ABSENT_KEY"):
+        OpenAICompatEngine(role("http://127.0.0.1:1/v1", api_key_env="VIDEOMEM_ABSENT_KEY"), "llm", UsageMeter())
+
+
+def test_batch_runs_concurrently_up_to_the_limit_and_keeps_order(server: FakeServer) -> None:
+    server.script = [Reply(body=completion(f"reply {i}"), delay=0.2) for i in range(4)]
+    engine = OpenAICompatEngine(role(server.url, concurrency=2), "llm", UsageMeter())
+    prompts = [f"prompt {i}" for i in range(4)]
+    generations = engine.generate([LMRequest(p) for p in prompts])
+    assert server.peak == 2
+    # Replies are handed out in arrival order; each must come back to the request it answers.
+    by_prompt = {r["body"]["messages"][0]["content"]: i for i, r in enumerate(server.requests)}
+    assert [g.text for g in generations] == [f"reply {by_prompt[p]}" for p in prompts]
+
+
+def test_embedder_batches_sorts_and_normalises(server: FakeServer) -> None:
+    meter = UsageMeter()
+    embedder = OpenAICompatEmbedder(role(server.url, model="embed-test", batch_size=2), "text_embedder", meter)
+    assert embedder.dim == 3 and len(server.requests) == 1, "dim learnt from one probe request"
+    vectors = embedder.embed(["a", "bbb", "cccccc"])
+    assert vectors.dtype == np.float32 and vectors.shape == (3, 3)
+    assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0)
+    raw = np.array([[1, 1, 2], [3, 1, 2], [6, 1, 2]], dtype=np.float32)
+    assert np.allclose(vectors, raw / np.linalg.norm(raw, axis=1, keepdims=True))
+    assert [r["body"]["input"] for r in server.requests[1:]] == [["a", "bbb"], ["cccccc"]]
+    assert server.requests[1]["path"] == "/v1/embeddings" and server.requests[1]["body"]["model"] == "embed-test"
+    assert meter.by_role()["text_embedder"].prompt_tokens == 4 + 8 + 4
+
+
+def test_embedder_dim_from_options_skips_the_probe(server: FakeServer) -> None:
+    embedder = OpenAICompatEmbedder(role(server.url, options={"dim": 3}), "text_embedder", UsageMeter())
+    assert embedder.dim == 3 and server.requests == []
+    assert embedder.embed([]).shape == (0, 3)
+
+
+def test_model_set_runs_prompted_tasks_through_the_server(server: FakeServer) -> None:
+    from videomem.config import ModelsConfig
+    from videomem.models.base import ClipView
+    from videomem.models.registry import ModelSet
+
+    remote = {"backend": "openai", "model": "qwen-test", "base_url": server.url}
+    models = ModelSet(ModelsConfig.model_validate({"vlm": remote, "llm": remote, "text_embedder": {"backend": "offline"}}))
+    server.script = [
+        Reply(body=completion("Here you go:\n```json\n{\"caption\": \"A red frame.\"}\n```")),
+        Reply(body=completion('{"summary": ""}')),
+        Reply(body=completion('{"summary": "Red frames throughout."}', prompt_tokens=30, completion_tokens=6)),
+    ]
+    clip = ClipView("v", 0.0, 10.0, [red_frame()], [5.0], "look at this")
+    assert models.vision.caption_clips([clip]) == ["A red frame."]
+    assert models.language.summarise([["A red frame.", "Another red frame."]]) == ["Red frames throughout."]
+    assert len(server.requests) == 3
+    caption_request = server.requests[0]["body"]
+    assert caption_request["response_format"]["json_schema"]["name"] == "CaptionOut"
+    assert "look at this" in caption_request["messages"][0]["content"][-1]["text"]
+    assert "summary: String should have at least 1 character" in server.requests[2]["body"]["messages"][0]["content"]
+    usage = models.meter.by_role()
+    assert usage["vlm"].calls == 1 and usage["llm"].calls == 2 and usage["llm"].prompt_tokens == 12 + 30

@@ -1,0 +1,241 @@
+"""Prompt-driven tasks: prompts and schemas sent, replies repaired, re-asked, or failed cleanly."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+
+import pytest
+from PIL import Image
+
+from videomem.config import RoleConfig
+from videomem.errors import ModelError
+from videomem.evidence import Evidence
+from videomem.models.base import (
+    AgentState,
+    AnswerOut,
+    CaptionOut,
+    ClipView,
+    Generation,
+    LMRequest,
+    MergeDecision,
+    ObjectRecord,
+    ObjectsOut,
+    SemanticOut,
+    StepRecord,
+    SummaryOut,
+    ToolCall,
+    TripletsOut,
+    Usage,
+    VLRequest,
+)
+from videomem.models.prompted import PromptedLanguage, PromptedVision, extract_json
+
+
+class ScriptedEngine:
+    """Engine test double: replies with queued texts, records every batch it was sent."""
+
+    def __init__(self, replies: Sequence[str]) -> None:
+        self.replies = list(replies)
+        self.batches: list[list[VLRequest | LMRequest]] = []
+
+    def generate(self, requests: Sequence[VLRequest | LMRequest]) -> list[Generation]:
+        self.batches.append(list(requests))
+        return [Generation(self.replies.pop(0), Usage(10, 5, 0.01, 1)) for _ in requests]
+
+
+def role(repairs: int = 2) -> RoleConfig:
+    return RoleConfig(backend="openai", model="scripted", base_url="http://unused", json_repairs=repairs)
+
+
+def clip(transcript: str = "") -> ClipView:
+    frames = [Image.new("RGB", (32, 24), "red"), Image.new("RGB", (32, 24), "blue")]
+    return ClipView("vid", 3600.0, 3610.0, frames, [3602.5, 3607.5], transcript)
+
+
+TOOLS = [
+    {
+        "name": "video.retrieval",
+        "description": "Find clip time ranges matching a query.",
+        "parameters": {
+            "type": "object",
+            "properties": {"query": {"type": "string"}},
+            "required": ["query"],
+            "additionalProperties": False,
+        },
+    },
+    {
+        "name": "video.qa",
+        "description": "Look at frames of a time range.",
+        "parameters": {
+            "type": "object",
+            "properties": {"question": {"type": "string"}, "t_start": {"type": "number"}, "t_end": {"type": "number"}},
+            "required": ["question", "t_start", "t_end"],
+        },
+    },
+]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"caption": "A man waves."}',
+        'Sure! Here it is:\n```json\n{"caption": "A man waves."}\n```\nHope this helps.',
+        'The caption is {"caption": "A man waves."} as requested.',
+        '```\n{"caption": "A man waves."}\n```',
+    ],
+)
+def test_extract_json_finds_the_object_in_fences_and_prose(text: str) -> None:
+    assert extract_json(text) == {"caption": "A man waves."}
+
+
+def test_extract_json_skips_brackets_that_are_not_json() -> None:
+    assert extract_json('[note] see {not json} then {"a": [1, 2]}') == {"a": [1, 2]}
+    with pytest.raises(ValueError, match="no JSON"):
+        extract_json("I cannot help with that.")
+
+
+def test_caption_request_carries_frames_prompt_and_schema() -> None:
+    engine = ScriptedEngine(['{"caption": "Two people talk."}', '```json\n{"caption": "A dog runs."}\n```'])
+    vision = PromptedVision(engine, role())
+    captions = vision.caption_clips([clip("we should leave now"), clip()])
+    assert captions == ["Two people talk.", "A dog runs."]
+    assert len(engine.batches) == 1 and len(engine.batches[0]) == 2, "the batch goes to the engine at once"
+    first = engine.batches[0][0]
+    assert isinstance(first, VLRequest) and len(first.images) == 2
+    assert first.json_schema == CaptionOut.model_json_schema()
+    assert "01:00:00" in first.prompt and "01:00:10" in first.prompt, "clip range as clock time"
+    assert "01:00:02" in first.prompt and "01:00:08" in first.prompt, "frame times"
+    assert "we should leave now" in first.prompt
+    assert "(none)" in engine.batches[0][1].prompt, "an empty transcript is said to be empty"
+
+
+def test_each_task_sends_its_own_prompt_and_schema() -> None:
+    record = {"name": "man in red", "kind": "person", "appearance": ["red jacket"], "identity": [], "value": "waves"}
+    replies = [
+        json.dumps({"objects": [record]}),
+        json.dumps({"answer": "The sign says EXIT.", "choice": None}),
+        json.dumps({"summary": "I cook, then eat."}),
+        json.dumps({"triplets": [{"subject": "I", "relation": "cut", "object": "onion"}]}),
+        json.dumps({"triplets": [{"subject": "I", "relation": "likes", "object": "tea", "evidence": [0, 1]}]}),
+        json.dumps({"same": True, "reason": "same jacket"}),
+        json.dumps({"thought": "search", "tool": "video.retrieval", "arguments": {"query": "onion"}}),
+        json.dumps({"answer": "Onions.", "choice": "B"}),
+    ]
+    engine = ScriptedEngine(replies)
+    vision, language = PromptedVision(engine, role()), PromptedLanguage(engine, role())
+    person = ObjectRecord.model_validate(record)
+
+    assert vision.extract_objects([clip()])[0][0].name == "man in red"
+    assert vision.answer_from_frames("What does the sign say?", clip()).answer == "The sign says EXIT."
+    assert language.summarise([["I cut onions.", "I fry them."]]) == ["I cook, then eat."]
+    assert language.extract_triplets(["I cut an onion."])[0][0].object == "onion"
+    assert language.induce_semantic(["I drink tea.", "I make tea again."])[0].evidence == [0, 1]
+    assert language.same_entity([(person, person)]) == [True]
+    state = AgentState("What did I cut?", ["carrots", "onions"], TOOLS, [], 1, 5, until=7200.0)
+    assert language.plan_step(state).arguments == {"query": "onion"}
+    evidence = [Evidence(65.0, 75.0, "I cut an onion on the board.", "events", 0.9, "vid")]
+    assert language.answer("What did I cut?", ["carrots", "onions"], evidence).choice == "B"
+
+    sent = [batch[0] for batch in engine.batches]
+    schemas = [ObjectsOut, AnswerOut, SummaryOut, TripletsOut, SemanticOut, MergeDecision, ToolCall, AnswerOut]
+    assert [r.json_schema for r in sent] == [m.model_json_schema() for m in schemas]
+    assert [type(r) for r in sent] == [VLRequest] * 2 + [LMRequest] * 6
+    assert len({r.prompt.splitlines()[0] for r in sent[2:7]}) == 5, "a distinct prompt file per task"
+    summary, triplets, semantic, merge, plan, answer = (r.prompt for r in sent[2:])
+    assert "1. I cut onions." in summary and "2. I fry them." in summary
+    assert "I cut an onion." in triplets
+    assert "0. I drink tea." in semantic and "1. I make tea again." in semantic
+    assert "red jacket" in merge
+    assert "video.retrieval" in plan and '"required":["query"]' in plan and "02:00:00" in plan
+    assert "A. carrots" in plan and "B. onions" in plan and "step 1 of at most 5" in plan
+    assert "00:01:05-00:01:15" in answer and "I cut an onion on the board." in answer and "B. onions" in answer
+
+
+def test_plan_step_renders_history() -> None:
+    engine = ScriptedEngine(['{"thought": "enough", "tool": "finish", "arguments": {}}'])
+    history = [StepRecord("look for onions", "video.retrieval", {"query": "onion"}, "00:01:05-00:01:15 cutting onion")]
+    state = AgentState("What did I cut?", None, TOOLS, history, 2, 5)
+    call = PromptedLanguage(engine, role()).plan_step(state)
+    assert call.tool == "finish"
+    prompt = engine.batches[0][0].prompt
+    assert 'Call: video.retrieval {"query": "onion"}' in prompt
+    assert "Observation: 00:01:05-00:01:15 cutting onion" in prompt
+    assert "Query time: none" in prompt
+
+
+def test_wrong_schema_is_reasked_with_the_error_appended() -> None:
+    engine = ScriptedEngine(['{"text": "A man waves."}', '{"caption": "A man waves."}'])
+    assert PromptedVision(engine, role()).caption_clips([clip()]) == ["A man waves."]
+    assert len(engine.batches) == 2
+    again = engine.batches[1][0]
+    assert again.prompt.startswith(engine.batches[0][0].prompt), "the original prompt is kept"
+    assert "caption: Field required" in again.prompt and '{"text": "A man waves."}' in again.prompt
+    assert len(again.images) == 2 and again.json_schema == CaptionOut.model_json_schema()
+
+
+def test_only_rejected_requests_are_reasked() -> None:
+    engine = ScriptedEngine(['{"summary": "ok one"}', "no json here", '{"summary": "ok two"}'])
+    out = PromptedLanguage(engine, role()).summarise([["a"], ["b"]])
+    assert out == ["ok one", "ok two"]
+    assert [len(batch) for batch in engine.batches] == [2, 1]
+    assert "2. " not in engine.batches[1][0].prompt and "1. b" in engine.batches[1][0].prompt
+
+
+def test_a_bare_list_is_wrapped_into_the_single_list_field() -> None:
+    engine = ScriptedEngine(['[{"subject": "I", "relation": "open", "object": "door"}]'])
+    assert PromptedLanguage(engine, role()).extract_triplets(["I open the door."])[0][0].relation == "open"
+    assert len(engine.batches) == 1
+
+
+def test_after_the_bound_a_one_line_model_error_names_task_role_and_error() -> None:
+    engine = ScriptedEngine(["not json"] * 3)
+    with pytest.raises(ModelError) as info:
+        PromptedVision(engine, role(repairs=2)).caption_clips([clip()])
+    message = str(info.value)
+    assert "\n" not in message
+    assert "caption_clip" in message and "vlm" in message and "scripted" in message
+    assert "3 time(s)" in message and "no JSON object" in message
+    assert len(engine.batches) == 3
+
+
+def test_zero_repairs_means_one_attempt() -> None:
+    engine = ScriptedEngine(['{"summary": ""}'])
+    with pytest.raises(ModelError, match="summarise.*llm.*summary: String should have at least 1 character"):
+        PromptedLanguage(engine, role(repairs=0)).summarise([["a"]])
+    assert len(engine.batches) == 1
+
+
+def test_multiple_choice_answer_needs_a_valid_letter() -> None:
+    evidence: list[Evidence] = []
+    engine = ScriptedEngine(['{"answer": "C) the red one", "choice": null}'])
+    assert PromptedLanguage(engine, role()).answer("Which?", ["x", "y", "the red one"], evidence).choice == "C"
+
+    engine = ScriptedEngine(['{"answer": "the blue one", "choice": "E"}', '{"answer": "the blue one", "choice": "B"}'])
+    assert PromptedLanguage(engine, role()).answer("Which?", ["red", "blue"], evidence).choice == "B"
+    assert "must be one of A, B (got 'E')" in engine.batches[1][0].prompt
+    assert "(no evidence was found)" in engine.batches[0][0].prompt
+
+    engine = ScriptedEngine(['{"answer": "Blue.", "choice": "A"}'])
+    assert PromptedLanguage(engine, role()).answer("Which colour?", None, evidence).choice is None
+
+
+def test_plan_step_rejects_unknown_tools_and_bad_arguments() -> None:
+    engine = ScriptedEngine(
+        [
+            '{"tool": "web.search", "arguments": {"query": "x"}}',
+            '{"tool": "video.qa", "arguments": {"question": "colour?", "t_start": "soon"}}',
+            '{"tool": "video.qa", "arguments": {"question": "colour?", "t_start": 10, "t_end": 20}}',
+        ]
+    )
+    state = AgentState("What colour?", None, TOOLS, [], 1, 5)
+    call = PromptedLanguage(engine, role()).plan_step(state)
+    assert call.arguments == {"question": "colour?", "t_start": 10, "t_end": 20}
+    assert "unknown tool 'web.search'; use one of video.retrieval, video.qa, finish" in engine.batches[1][0].prompt
+    assert "'t_end' is a required property" in engine.batches[2][0].prompt
+
+
+def test_semantic_evidence_out_of_range_is_dropped() -> None:
+    engine = ScriptedEngine(['{"triplets": [{"subject": "I", "relation": "likes", "object": "tea", "evidence": [1, 7, -1]}]}'])
+    triplets = PromptedLanguage(engine, role()).induce_semantic(["a", "b"])
+    assert triplets[0].evidence == [1]

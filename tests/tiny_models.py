@@ -1,0 +1,116 @@
+"""Tiny randomly initialised models built on the spot, so backend tests need no download.
+
+The weights are random (fixed seed), so what they generate is noise; tests use them to check
+plumbing — that prompts and images reach the model and tokens come back — never quality.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+QWEN_SPECIAL_TOKENS = [
+    "<|endoftext|>",
+    "<|im_start|>",
+    "<|im_end|>",
+    "<|vision_start|>",
+    "<|vision_end|>",
+    "<|image_pad|>",
+    "<|video_pad|>",
+]
+
+# A Qwen-style chat template: images become <|vision_start|><|image_pad|><|vision_end|>, which
+# the processor expands to one pad token per merged image patch.
+QWEN_CHAT_TEMPLATE = (
+    "{% for message in messages %}<|im_start|>{{ message['role'] }}\n"
+    "{% if message['content'] is string %}{{ message['content'] }}"
+    "{% else %}{% for part in message['content'] %}"
+    "{% if part['type'] == 'image' %}<|vision_start|><|image_pad|><|vision_end|>"
+    "{% elif part['type'] == 'text' %}{{ part['text'] }}{% endif %}"
+    "{% endfor %}{% endif %}<|im_end|>\n{% endfor %}"
+    "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
+)
+
+PATCH = 14
+MERGE = 2
+IMAGE_SIDE = PATCH * MERGE * 2
+"""Images are resized to about 56 × 56 pixels in multiples of 28: a square frame becomes a
+4 × 4 patch grid, merged 2 × 2 into 4 image tokens; a 4:3 frame a 2 × 4 grid (2 tokens)."""
+
+
+def _tokenizer():
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+    from transformers import PreTrainedTokenizerFast
+
+    bpe = Tokenizer(models.BPE())
+    bpe.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    bpe.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(
+        vocab_size=400,
+        special_tokens=QWEN_SPECIAL_TOKENS,
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+        show_progress=False,
+    )
+    corpus = ["You describe video clips. Reply with one JSON object: caption, objects, answer, summary."]
+    bpe.train_from_iterator(corpus * 4, trainer=trainer)
+    return PreTrainedTokenizerFast(
+        tokenizer_object=bpe, eos_token="<|im_end|>", pad_token="<|endoftext|>", padding_side="left"
+    )
+
+
+def build_tiny_qwen2_vl(directory: Path, seed: int = 0) -> Path:
+    """Save a tiny Qwen2-VL (processor + random weights) to `directory`, loadable by
+    AutoProcessor / AutoModelForImageTextToText like a hub checkpoint."""
+    import torch
+    from transformers import (
+        Qwen2VLConfig,
+        Qwen2VLForConditionalGeneration,
+        Qwen2VLImageProcessor,
+        Qwen2VLProcessor,
+        Qwen2VLVideoProcessor,
+    )
+
+    tokenizer = _tokenizer()
+    ids = {token: tokenizer.convert_tokens_to_ids(token) for token in QWEN_SPECIAL_TOKENS}
+    pixels = IMAGE_SIDE * IMAGE_SIDE
+    processor = Qwen2VLProcessor(
+        image_processor=Qwen2VLImageProcessor(min_pixels=pixels, max_pixels=pixels, patch_size=PATCH, merge_size=MERGE),
+        tokenizer=tokenizer,
+        video_processor=Qwen2VLVideoProcessor(),
+        chat_template=QWEN_CHAT_TEMPLATE,
+    )
+    config = Qwen2VLConfig(
+        text_config={
+            "hidden_size": 32,
+            "intermediate_size": 64,
+            "num_hidden_layers": 1,
+            "num_attention_heads": 2,
+            "num_key_value_heads": 1,
+            "vocab_size": len(tokenizer),
+            "max_position_embeddings": 1024,
+            # head_dim 16: the rotary half (8) splits into time, height, width sections.
+            "rope_parameters": {"rope_type": "default", "rope_theta": 10000.0, "mrope_section": [4, 2, 2]},
+            "bos_token_id": ids["<|endoftext|>"],
+            "eos_token_id": ids["<|im_end|>"],
+            "pad_token_id": ids["<|endoftext|>"],
+        },
+        vision_config={
+            "depth": 1,
+            "embed_dim": 32,
+            "hidden_size": 32,
+            "num_heads": 2,
+            "mlp_ratio": 2,
+            "patch_size": PATCH,
+            "spatial_merge_size": MERGE,
+            "temporal_patch_size": 2,
+        },
+        image_token_id=ids["<|image_pad|>"],
+        video_token_id=ids["<|video_pad|>"],
+        vision_start_token_id=ids["<|vision_start|>"],
+        vision_end_token_id=ids["<|vision_end|>"],
+    )
+    torch.manual_seed(seed)
+    model = Qwen2VLForConditionalGeneration(config).eval()
+    directory.mkdir(parents=True, exist_ok=True)
+    model.save_pretrained(directory)
+    processor.save_pretrained(directory)
+    return directory
