@@ -28,3 +28,7 @@ class StoreError(VideomemError):
 
 class ModelError(VideomemError):
     """A model backend failed: unreachable server, bad profile, malformed output after retries."""
+
+
+class TranscriptError(VideomemError):
+    """A transcript file (.srt, .vtt, .json) cannot be read or has a malformed segment."""

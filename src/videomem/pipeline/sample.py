@@ -1,0 +1,261 @@
+"""The `sample` stage: videos → clips, frames (JPEG) and transcript segments.
+
+Per video: probe, record it, plan clips, then for each clip not yet done decode its frames,
+write them as JPEG and commit the clip's rows and its progress mark in one transaction. A
+killed ingest therefore resumes at the first clip without a mark; a JPEG written for a clip
+whose transaction never committed is simply written again.
+
+Unit keys are `"{video_id}:{clip index}"`. With `--workers N`, N processes decode and write
+JPEGs for different videos (or parts of one long video); only the main process writes SQLite.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import multiprocessing
+import shutil
+from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass
+from pathlib import Path
+
+from PIL import Image
+
+from videomem.config import PipelineConfig
+from videomem.errors import VideoError, VideomemError
+from videomem.pipeline.base import StageContext, StageResult, VideoSource
+from videomem.store import Store
+from videomem.video.clips import ClipSpan, plan_clips
+from videomem.video.decode import FrameSampler
+from videomem.video.probe import VideoInfo, probe
+from videomem.video.transcripts import Segment, align, load_transcript
+
+STAGE = "sample"
+MIN_CHUNK = 30
+"""Clips per worker task at least, so a task's set-up (open, index) is paid over many clips."""
+
+
+def unit_key(video_id: str, index: int) -> str:
+    return f"{video_id}:{index}"
+
+
+def frame_relpath(video_id: str, clip_index: int, k: int) -> str:
+    """Where frame k of a clip lives, relative to the store root."""
+    return f"frames/{video_id}/{clip_index:06d}_{k}.jpg"
+
+
+@dataclass(frozen=True)
+class ClipJob:
+    """Clips of one video for one worker: everything it needs, picklable."""
+
+    info: VideoInfo
+    video_id: str
+    clips: tuple[ClipSpan, ...]
+    store_root: str
+    frames_per_clip: int
+    tolerance: float
+    max_side: int
+    jpeg_quality: int
+
+
+@dataclass(frozen=True)
+class SampledFrame:
+    t: float
+    path: str
+    width: int
+    height: int
+
+
+@dataclass(frozen=True)
+class SampledClip:
+    clip: ClipSpan
+    frames: tuple[SampledFrame, ...]
+
+
+def sample_clips(job: ClipJob) -> Iterator[SampledClip]:
+    """Decode each clip's frames and write them as JPEG; yields clip by clip."""
+    root = Path(job.store_root)
+    (root / "frames" / job.video_id).mkdir(parents=True, exist_ok=True)
+    with FrameSampler(job.info, max_side=job.max_side) as sampler:
+        for clip in job.clips:
+            frames = sampler.read(clip.frame_requests(job.frames_per_clip, job.tolerance))
+            written = []
+            for k, frame in enumerate(frames):
+                rel = frame_relpath(job.video_id, clip.index, k)
+                Image.fromarray(frame.image).save(root / rel, "JPEG", quality=job.jpeg_quality)
+                height, width = frame.image.shape[:2]
+                written.append(SampledFrame(frame.t, rel, width, height))
+            yield SampledClip(clip, tuple(written))
+
+
+def _sample_all(job: ClipJob) -> list[SampledClip]:
+    return list(sample_clips(job))
+
+
+def _reason(exc: VideomemError, path: Path) -> str:
+    """The error's message without the path it starts with (the summary names the file)."""
+    return str(exc).removeprefix(f"{path}: ")
+
+
+@dataclass
+class _Video:
+    source: VideoSource
+    info: VideoInfo
+    segments: dict[int, list[Segment]]
+
+
+class SampleStage:
+    name = STAGE
+
+    def run(self, ctx: StageContext, sources: list[VideoSource]) -> StageResult:
+        result = StageResult(self.name)
+        store, cfg = ctx.store, ctx.pipeline
+        done = store.done_units(self.name)
+        videos: dict[str, _Video] = {}
+        jobs: list[ClipJob] = []
+        for source in sources:
+            try:
+                info = probe(source.path)
+                segments = load_transcript(source.transcript, video_start=source.t_offset) if source.transcript else []
+            except VideomemError as exc:
+                result.failures.append((str(source.path), _reason(exc, source.path)))
+                continue
+            clips = plan_clips(info.duration, cfg.clip_seconds)
+            todo = [c for c in clips if unit_key(source.video_id, c.index) not in done]
+            result.skipped += len(clips) - len(todo)
+            _record_video(store, source, info)
+            videos[source.video_id] = _Video(source, info, align(segments, clips))
+            jobs += _jobs(store, cfg, info, source.video_id, todo, ctx.workers)
+
+        failed: set[str] = set()
+        with ctx.progress(sum(len(j.clips) for j in jobs), desc="sample") as bar:
+            for job, outcome in _outcomes(jobs, ctx.workers):
+                video = videos[job.video_id]
+                if isinstance(outcome, VideoError):
+                    if job.video_id not in failed:
+                        failed.add(job.video_id)
+                        result.failures.append((str(video.source.path), _reason(outcome, Path(job.info.path))))
+                    continue
+                _write_clip(store, video, outcome)
+                result.done += 1
+                bar.update(1)
+        return result
+
+    def reset(self, store: Store, sources: list[VideoSource]) -> None:
+        """Forget these videos, their clips and everything built on them: rows in any table that
+        references their clips or the videos, and every stage's progress on their clip units."""
+        on_clips, on_videos = _references(store, "clips"), _references(store, "videos")
+        with store.transaction() as tx:
+            for source in sources:
+                vid = source.video_id
+                for table, column in on_clips:
+                    tx.execute(f"DELETE FROM {table} WHERE {column} IN (SELECT id FROM clips WHERE video_id = ?)", (vid,))
+                for table, column in on_videos:
+                    tx.execute(f"DELETE FROM {table} WHERE {column} = ?", (vid,))
+                prefix = f"{vid}:"  # every clip-level stage keys its units as unit_key(video_id, index)
+                tx.execute("DELETE FROM stage_progress WHERE substr(unit, 1, ?) = ?", (len(prefix), prefix))
+                tx.execute("DELETE FROM videos WHERE id = ?", (vid,))
+        for source in sources:
+            shutil.rmtree(store.frames_dir / source.video_id, ignore_errors=True)
+
+
+def _references(store: Store, target: str) -> list[tuple[str, str]]:
+    """(table, column) pairs with a foreign key into `target`, in the schema as it is now."""
+    tables = [r[0] for r in store.query("SELECT name FROM sqlite_master WHERE type = 'table'")]
+    return [
+        (table, fk["from"])
+        for table in tables
+        for fk in store.query(f"PRAGMA foreign_key_list({table})")
+        if fk["table"] == target
+    ]
+
+
+def _record_video(store: Store, source: VideoSource, info: VideoInfo) -> None:
+    with store.transaction() as tx:
+        tx.execute(
+            """INSERT INTO videos (id, path, t_offset, duration, fps, n_frames, width, height, rotation, probe_json)
+               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+               ON CONFLICT (id) DO UPDATE SET path = excluded.path, t_offset = excluded.t_offset,
+                 duration = excluded.duration, fps = excluded.fps, n_frames = excluded.n_frames,
+                 width = excluded.width, height = excluded.height, rotation = excluded.rotation,
+                 probe_json = excluded.probe_json""",
+            (
+                source.video_id,
+                str(source.path),
+                source.t_offset,
+                info.duration,
+                info.fps,
+                info.n_frames,
+                info.width,
+                info.height,
+                info.rotation,
+                json.dumps(info.to_json(), sort_keys=True),
+            ),
+        )
+
+
+def _jobs(
+    store: Store, cfg: PipelineConfig, info: VideoInfo, video_id: str, todo: list[ClipSpan], workers: int
+) -> list[ClipJob]:
+    """One job per video when decoding in-process; with workers, long videos are split so that
+    several processes can share one video."""
+    if not todo:
+        return []
+    size = len(todo) if workers <= 1 else max(MIN_CHUNK, math.ceil(len(todo) / workers))
+    return [
+        ClipJob(
+            info=info,
+            video_id=video_id,
+            clips=tuple(todo[i : i + size]),
+            store_root=str(store.root),
+            frames_per_clip=cfg.frames_per_clip,
+            tolerance=cfg.keyframe_tolerance,
+            max_side=cfg.frame_max_side,
+            jpeg_quality=cfg.jpeg_quality,
+        )
+        for i in range(0, len(todo), size)
+    ]
+
+
+def _outcomes(jobs: list[ClipJob], workers: int) -> Iterator[tuple[ClipJob, SampledClip | VideoError]]:
+    """Sampled clips as they are ready, or the VideoError that stopped a job."""
+    if workers <= 1:
+        for job in jobs:
+            try:
+                for sampled in sample_clips(job):
+                    yield job, sampled
+            except VideoError as exc:
+                yield job, exc
+        return
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+        futures = {pool.submit(_sample_all, job): job for job in jobs}
+        for future in as_completed(futures):
+            job = futures[future]
+            try:
+                sampled_clips = future.result()
+            except VideoError as exc:
+                yield job, exc
+                continue
+            for sampled in sampled_clips:
+                yield job, sampled
+
+
+def _write_clip(store: Store, video: _Video, sampled: SampledClip) -> None:
+    """The clip, its frames, its transcript segments and its progress mark: all or nothing."""
+    offset, vid, clip = video.source.t_offset, video.source.video_id, sampled.clip
+    with store.transaction() as tx:
+        clip_id = tx.execute(
+            "INSERT INTO clips (video_id, idx, t_start, t_end) VALUES (?, ?, ?, ?)",
+            (vid, clip.index, offset + clip.t_start, offset + clip.t_end),
+        ).lastrowid
+        tx.executemany(
+            "INSERT INTO frames (clip_id, video_id, t, path, width, height) VALUES (?, ?, ?, ?, ?, ?)",
+            [(clip_id, vid, offset + f.t, f.path, f.width, f.height) for f in sampled.frames],
+        )
+        tx.executemany(
+            "INSERT INTO transcripts (clip_id, video_id, t_start, t_end, speaker, text) VALUES (?, ?, ?, ?, ?, ?)",
+            [(clip_id, vid, offset + s.t_start, offset + s.t_end, s.speaker, s.text) for s in video.segments[clip.index]],
+        )
+        Store.mark_done(tx, STAGE, unit_key(vid, clip.index))

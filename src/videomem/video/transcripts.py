@@ -1,0 +1,142 @@
+"""Transcripts: read .srt / .vtt subtitles and JSON transcripts, and hand each clip its speech.
+
+Formats:
+
+* `.srt` and `.vtt` — read with pysubs2; styling tags are dropped, lines joined with a space.
+* `.json` — a list of segments, each `{"start": 12.0, "end": 15.5, "text": "...",
+  "speaker": "Jake"}` (speaker optional). Also accepted: the same list under a `"segments"`
+  key (Whisper's output), and EgoLife-style keys `start_time` / `end_time`.
+
+Times are seconds from the start of the video file, given as numbers or as "HH:MM:SS(.s)" /
+"MM:SS" strings. Two forms are clock times instead, as EgoLife writes them: "DAYn HH:MM:SS"
+(a time on the corpus week) and a bare "HHMMSSFF" (a time of day); they are turned into file
+time by subtracting the video's own start (`video_start`, its corpus offset).
+"""
+
+from __future__ import annotations
+
+import bisect
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import pysubs2
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError
+
+from videomem.errors import TimeFormatError, TranscriptError
+from videomem.timeline import DAY, parse_time
+from videomem.video.clips import ClipSpan
+
+_DAY_FORM = re.compile(r"^\s*DAY\d+", re.IGNORECASE)
+_CODE_FORM = re.compile(r"^\s*\d{8}\s*$")
+
+
+@dataclass(frozen=True)
+class Segment:
+    """One stretch of speech, in file seconds."""
+
+    t_start: float
+    t_end: float
+    text: str
+    speaker: str | None = None
+
+
+class _JsonSegment(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    start: float | str = Field(validation_alias=AliasChoices("start", "start_time"))
+    end: float | str = Field(validation_alias=AliasChoices("end", "end_time"))
+    text: str
+    speaker: str | None = None
+
+
+def _file_time(value: float | str, video_start: float) -> float:
+    if isinstance(value, (int, float)):
+        return float(value)
+    if _DAY_FORM.match(value):
+        return parse_time(value) - video_start
+    if _CODE_FORM.match(value):
+        return parse_time(value) - video_start % DAY
+    return parse_time(value)
+
+
+def _load_subtitles(path: Path) -> list[Segment]:
+    try:
+        subs = pysubs2.load(str(path), encoding="utf-8-sig", format_=path.suffix.lower().lstrip("."))
+    except (pysubs2.exceptions.Pysubs2Error, UnicodeDecodeError, ValueError) as exc:
+        raise TranscriptError(f"{path}: not a readable subtitle file ({' '.join(str(exc).split())})") from None
+    if not subs.events and path.read_text(encoding="utf-8-sig", errors="replace").strip():
+        raise TranscriptError(f"{path}: no subtitle cues found (expected 'HH:MM:SS,mmm --> HH:MM:SS,mmm' lines)")
+    segments = []
+    for event in subs.events:
+        text = " ".join(event.plaintext.split())
+        if text and not event.is_comment:
+            segments.append(Segment(event.start / 1000.0, event.end / 1000.0, text))
+    return segments
+
+
+def _load_json(path: Path, video_start: float) -> list[Segment]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8-sig"))
+    except json.JSONDecodeError as exc:
+        raise TranscriptError(f"{path}: line {exc.lineno}: not valid JSON ({exc.msg})") from None
+    except UnicodeDecodeError:
+        raise TranscriptError(f"{path}: not a UTF-8 text file") from None
+    if isinstance(data, dict) and isinstance(data.get("segments"), list):
+        data = data["segments"]
+    if not isinstance(data, list):
+        raise TranscriptError(f"{path}: expected a list of segments (or {{'segments': [...]}}), got {type(data).__name__}")
+    segments = []
+    for i, raw in enumerate(data):
+        try:
+            item = _JsonSegment.model_validate(raw)
+            start, end = _file_time(item.start, video_start), _file_time(item.end, video_start)
+        except ValidationError as err:
+            first = err.errors()[0]
+            key = ".".join(str(p) for p in first["loc"]) or "segment"
+            raise TranscriptError(f"{path}: segment {i}: {key}: {first['msg']}") from None
+        except TimeFormatError as exc:
+            raise TranscriptError(f"{path}: segment {i}: {exc}") from None
+        if end < start:
+            raise TranscriptError(f"{path}: segment {i}: ends ({end:g}s) before it starts ({start:g}s)")
+        text = " ".join(item.text.split())
+        if text:
+            segments.append(Segment(start, end, text, item.speaker or None))
+    return segments
+
+
+def load_transcript(path: str | Path, *, video_start: float = 0.0) -> list[Segment]:
+    """Segments sorted by start time; any problem with the file is a one-line TranscriptError."""
+    path = Path(path)
+    if not path.is_file():
+        raise TranscriptError(f"{path}: no such transcript file")
+    suffix = path.suffix.lower()
+    if suffix in (".srt", ".vtt"):
+        segments = _load_subtitles(path)
+    elif suffix == ".json":
+        segments = _load_json(path, video_start)
+    else:
+        raise TranscriptError(f"{path}: unknown transcript format {suffix!r}; use .srt, .vtt or .json")
+    return sorted(segments, key=lambda s: (s.t_start, s.t_end))
+
+
+def align(segments: Sequence[Segment], clips: Sequence[ClipSpan]) -> dict[int, list[Segment]]:
+    """Clip index → segments that overlap it. A segment spanning several clips goes to each, so
+    every clip's memory has all the speech heard during it."""
+    by_clip: dict[int, list[Segment]] = {c.index: [] for c in clips}
+    if not clips:
+        return by_clip
+    starts = [c.t_start for c in clips]
+    for seg in segments:
+        i = max(0, bisect.bisect_right(starts, seg.t_start) - 1)
+        while i < len(clips) and clips[i].t_start <= seg.t_end:
+            clip = clips[i]
+            instant_inside = seg.t_start == seg.t_end and clip.t_start <= seg.t_start <= clip.t_end
+            if seg.t_start < clip.t_end and seg.t_end > clip.t_start or instant_inside:
+                by_clip[clip.index].append(seg)
+                if instant_inside:
+                    break
+            i += 1
+    return by_clip
