@@ -1,0 +1,202 @@
+"""The offline language tasks: explicit algorithms where a prompted LLM would write text.
+
+* summarise — extractive: MiniLM-embed the sentences, pick central, non-redundant ones by
+  maximal marginal relevance, keep them in time order. It never writes a new sentence.
+* extract_triplets / induce_semantic — spaCy dependency rules (see `triplets.py`); semantic
+  triplets are the triplets that recur in at least two captions.
+* same_entity — names decide when both are real names; otherwise same colours and a high
+  MiniLM similarity of the key fields.
+* plan_step — rules (see `planner.py`); answer — option scoring (see `scoring.py`).
+
+Token counts in the usage meter are whitespace words (prompt = words read, completion = words
+written), so reports can compare the offline backend with others in the same unit.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import time
+from collections.abc import Sequence
+
+import numpy as np
+
+from videomem.config import RoleConfig
+from videomem.errors import ModelError
+from videomem.evidence import Evidence
+from videomem.models.base import (
+    AgentState,
+    AnswerOut,
+    ObjectRecord,
+    SemanticTriplet,
+    TextEmbedder,
+    ToolCall,
+    Triplet,
+    Usage,
+    UsageMeter,
+)
+from videomem.models.offline import require_no_options
+from videomem.models.offline import triplets as triplet_rules
+from videomem.models.offline.colours import PALETTE
+from videomem.models.offline.planner import plan
+from videomem.models.offline.scoring import LETTERS, OptionScorer, strip_label
+from videomem.models.offline.nlp import split_sentences, words
+
+ROLE = "llm"
+MMR_LAMBDA = 0.7
+SAME_ENTITY_SIMILARITY = 0.8
+"""MiniLM cosine of two records' key fields above which unnamed entities are merged."""
+GENERIC_NAME = re.compile(
+    r"^(?:a |an |the )?(?:person|man|woman|boy|girl|child|people|someone|somebody|object|thing|item|unknown|"
+    r"entity)(?: \d+)?$",
+    re.IGNORECASE,
+)
+SCAFFOLD_SUBJECTS = frozenset({"scene", "view", "main colours", "imagenet tags", "it", "this", "that", "there", "they", "them"})
+"""Subjects of the offline captioner's own framing sentences, which are never habits."""
+_COLOURS = frozenset(PALETTE)
+
+
+def _count(texts: Sequence[str]) -> int:
+    return sum(len(t.split()) for t in texts)
+
+
+class OfflineLanguage:
+    def __init__(self, cfg: RoleConfig, meter: UsageMeter, text_embedder: TextEmbedder) -> None:
+        require_no_options(cfg, ROLE)
+        self.cfg = cfg
+        self.meter = meter
+        self.embedder = text_embedder
+        self.scorer = OptionScorer(text_embedder)
+
+    def _meter(self, read: Sequence[str], written: Sequence[str], start: float, calls: int = 1) -> None:
+        self.meter.add(ROLE, Usage(_count(read), _count(written), time.perf_counter() - start, calls))
+
+    # ------------------------------------------------------------ summaries
+
+    def summarise(self, groups: Sequence[Sequence[str]]) -> list[str]:
+        start = time.perf_counter()
+        sentence_groups = [list(dict.fromkeys(s for text in group for s in split_sentences(text))) for group in groups]
+        flat = [s for g in sentence_groups for s in g]
+        vectors = self.embedder.embed(flat) if flat else np.zeros((0, 1), np.float32)
+        out, offset = [], 0
+        for sentences in sentence_groups:
+            chosen = _mmr(vectors[offset : offset + len(sentences)])
+            offset += len(sentences)
+            out.append(" ".join(sentences[i] for i in chosen))
+        self._meter([t for g in groups for t in g], out, start, len(groups))
+        return out
+
+    # ------------------------------------------------------------ triplets
+
+    def extract_triplets(self, texts: Sequence[str]) -> list[list[Triplet]]:
+        start = time.perf_counter()
+        out = triplet_rules.extract(texts)
+        self._meter(texts, [f"{t.subject} {t.relation} {t.object}" for ts in out for t in ts], start, len(texts))
+        return out
+
+    def induce_semantic(self, captions: Sequence[str]) -> list[SemanticTriplet]:
+        """Triplets seen in at least two captions, most supported first."""
+        start = time.perf_counter()
+        support: dict[tuple[str, str, str], list[int]] = {}
+        surface: dict[tuple[str, str, str], Triplet] = {}
+        for i, found in enumerate(triplet_rules.extract(captions)):
+            for t in found:
+                if t.subject.lower() in SCAFFOLD_SUBJECTS:
+                    continue
+                key = (t.subject.lower(), t.relation, t.object.lower())
+                surface.setdefault(key, t)
+                if i not in support.setdefault(key, []):
+                    support[key].append(i)
+        recurring = sorted((k for k, v in support.items() if len(v) >= 2), key=lambda k: (-len(support[k]), support[k][0], k))
+        out = [SemanticTriplet(**surface[k].model_dump(), evidence=support[k]) for k in recurring]
+        self._meter(captions, [f"{t.subject} {t.relation} {t.object}" for t in out], start)
+        return out
+
+    # ------------------------------------------------------------ entities
+
+    def same_entity(self, pairs: Sequence[tuple[ObjectRecord, ObjectRecord]]) -> list[bool]:
+        start = time.perf_counter()
+        keys = [_key_text(r) for pair in pairs for r in pair]
+        vectors = self.embedder.embed(keys) if keys else np.zeros((0, 1), np.float32)
+        out = []
+        for n, (a, b) in enumerate(pairs):
+            similarity = float(vectors[2 * n] @ vectors[2 * n + 1])
+            out.append(_same(a, b, similarity))
+        self._meter(keys, ["yes" if s else "no" for s in out], start, len(pairs))
+        return out
+
+    # ------------------------------------------------------------ agent
+
+    def plan_step(self, state: AgentState) -> ToolCall:
+        start = time.perf_counter()
+
+        def margin_of(text: str) -> float:
+            return self.scorer.margin(state.question, state.choices or [], [Evidence(0.0, 0.0, text, "memory", 1.0, "")])
+
+        def mentions(option: str, text: str) -> bool:
+            return self.scorer.mentions(option, state.choices or [], text)
+
+        call = plan(state, margin_of, mentions)
+        self._meter([state.question, *(h.observation for h in state.history)], [call.thought], start)
+        return call
+
+    def answer(self, question: str, choices: list[str] | None, evidence: Sequence[Evidence]) -> AnswerOut:
+        start = time.perf_counter()
+        if choices:
+            if len(choices) > len(LETTERS):
+                raise ModelError(f"{len(choices)} options; multiple-choice answers allow at most {len(LETTERS)} (A–E)")
+            best = self.scorer.choose(question, choices, evidence)
+            out = AnswerOut(answer=strip_label(choices[best]), choice=LETTERS[best])
+        else:
+            sentence = self.scorer.best_sentence(question, evidence)
+            out = AnswerOut(answer=sentence or "The memory holds no evidence for this question.")
+        self._meter([question, *(choices or []), *(e.text for e in evidence)], [out.answer], start)
+        return out
+
+
+def _mmr(vectors: np.ndarray) -> list[int]:
+    """Indices (ascending, i.e. time order) of 2 + ⌈√n⌉ central, mutually different sentences."""
+    n = len(vectors)
+    budget = min(n, 2 + math.ceil(math.sqrt(n)))
+    if budget == n:
+        return list(range(n))
+    centroid = vectors.mean(axis=0)
+    centroid /= np.linalg.norm(centroid) or 1.0
+    centrality = vectors @ centroid
+    similarity = vectors @ vectors.T
+    chosen: list[int] = []
+    while len(chosen) < budget:
+        redundancy = similarity[:, chosen].max(axis=1) if chosen else np.zeros(n)
+        score = MMR_LAMBDA * centrality - (1 - MMR_LAMBDA) * redundancy
+        score[chosen] = -np.inf
+        chosen.append(int(np.argmax(score)))
+    return sorted(chosen)
+
+
+def _key_text(record: ObjectRecord) -> str:
+    return ". ".join([record.name, ", ".join(record.appearance), ", ".join(record.identity)])
+
+
+def _is_generic(record: ObjectRecord) -> bool:
+    return bool(GENERIC_NAME.match(record.name.strip())) or record.name.strip().lower() == record.kind
+
+
+def _colours(record: ObjectRecord) -> set[str]:
+    return {w for text in [record.name, *record.appearance] for w in words(text) if w in _COLOURS}
+
+
+def _same(a: ObjectRecord, b: ObjectRecord, similarity: float) -> bool:
+    """Different kinds never merge; two real names merge only if they agree (a person's name may
+    be given in full once: 'Alice' = 'Alice Smith'); otherwise colours must agree and the key
+    fields must be close in meaning."""
+    if a.kind != b.kind:
+        return False
+    if not _is_generic(a) and not _is_generic(b):
+        name_a, name_b = set(words(a.name)), set(words(b.name))
+        if a.kind == "person":
+            return bool(name_a) and (name_a <= name_b or name_b <= name_a)
+        return name_a == name_b
+    colours_a, colours_b = _colours(a), _colours(b)
+    if colours_a and colours_b and not colours_a & colours_b:
+        return False
+    return similarity >= SAME_ENTITY_SIMILARITY

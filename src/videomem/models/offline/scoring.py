@@ -1,0 +1,315 @@
+"""Answer a question by scoring each option against the evidence, sentence by sentence.
+
+Words are spaCy lemmas of the lower-cased text; evidence words also match as written and by
+gerund stem (`nlp.forms`), so 'MAKING COFFEE' supports 'Make coffee'.
+
+**Evidence weight.** By rank of retrieval score: 1, 0.83, 0.71, … Cues in the question then
+reweigh the evidence *about the question* (an item is about it when it holds at least half of
+the question's content words, or as many as the best item holds):
+* "last", "latest", "now", … / "first", "earliest", …: those items ranked by time instead,
+  latest (or earliest) first, weights 1, 1/2, 1/3, …; other items × 0.3 (by time of day when
+  the question also names a part of the day: "first thing in the morning");
+* a clock time ("at 12:35", "DAY2 11:09:42"): items whose range holds it keep their weight,
+  others × 0.3;
+* "morning", "afternoon", "evening", "night": items recorded at that time of day keep their
+  weight, others × 0.3.
+
+**Lexical support** of an option by a sentence:
+
+    weight × (0.3 + 0.7 × relevance) × coverage
+
+* relevance: the share of the question's content words in the sentence, or 0.8 × that share
+  in the whole evidence item (a location header and an action shown in one clip belong together);
+* coverage: the weighted share of the option's distinguishing words in the sentence (words
+  that every option has and stopwords are dropped; numbers and place words are kept, place words
+  at half weight), + 0.5 when the whole option appears letters-and-digits-only ('ROOM418' =
+  'ROOM 418'), + 0.5 more when it equals a quoted string there (on-screen text, speech).
+
+An option's lexical score is its best sentence's support.
+
+**Two question shapes get an explicit rule**, because no sentence states their answer:
+* "How many …" with numeric options ("Once", "3 times"): the moments fully about the question
+  are counted — evidence ranges, and clock times written in evidence text (object memory lists
+  its sightings) — merging moments that touch in time (one event spans several clips); the
+  option naming that count scores 1 and the others 0 (a stray "6" in the evidence says nothing
+  about a count).
+* Options that are all time ranges ("12:30-13:00"): each scores the best time overlap (IoU)
+  with an item about the question, times that item's weight.
+
+**Meaning.** MiniLM cosine between option and sentence (same weights and relevance) is added at
+half weight, centred across options, so it decides only where words do not.
+
+Ties go to the higher cosine, then to the earlier option (A before B): deterministic, never
+random. Without any evidence the option closest in meaning to the question wins — a weak prior.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from videomem.errors import TimeFormatError
+from videomem.evidence import Evidence
+from videomem.models.base import TextEmbedder
+from videomem.models.offline.nlp import forms, lemmas, quoted_spans, split_sentences, squash, stopwords, words
+from videomem.timeline import DAY, parse_time
+
+LETTERS = "ABCDE"
+SEMANTIC_WEIGHT = 0.5
+OFF_CUE = 0.3
+"""Weight factor for evidence that does not match a time cue of the question."""
+LATEST = frozenset({"last", "latest", "recent", "recently", "now", "currently", "current", "final", "finally"})
+EARLIEST = frozenset({"first", "earliest", "initially", "originally"})
+PERIODS = {"morning": (5, 12), "afternoon": (12, 17), "evening": (17, 22), "night": (22, 29)}
+NUMBERS = {
+    "once": 1, "twice": 2, "thrice": 3, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5,
+    "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
+}
+PLACE_WORDS = frozenset(
+    "top bottom left right front back up down on off in out under over above below behind before after "
+    "inside outside".split()
+)
+_KEEP = PLACE_WORDS | frozenset(NUMBERS) | frozenset({"first", "last"})
+_CUES = LATEST | EARLIEST | frozenset(PERIODS) | {
+    "late", "early", "many", "time", "happen", "usually", "often", "thing", "day",
+}
+"""Words that steer weighting or counting, not content to look for ('latest' lemmatises to 'late')."""
+_LABEL = re.compile(r"^\s*\(?([A-Ea-e])[).:]\s+")
+_CLOCK = re.compile(r"\b(?:DAY\d+[ _])?\d{1,2}:\d{2}(?::\d{2})?\b", re.IGNORECASE)
+_RANGE = re.compile(r"^\s*((?:DAY\d+[ _])?\d{1,2}:\d{2}(?::\d{2})?)\s*[-–]\s*((?:DAY\d+[ _])?\d{1,2}:\d{2}(?::\d{2})?)\s*$")
+
+
+def strip_label(option: str) -> str:
+    """'(A) red box' / 'A. red box' → 'red box' (datasets write options both ways)."""
+    return _LABEL.sub("", option, count=1).strip() or option.strip()
+
+
+def question_times(question: str) -> list[float]:
+    """Clock times written in a question ('What happens at 12:35?'), as corpus seconds."""
+    out = []
+    for text in _CLOCK.findall(question):
+        try:
+            out.append(parse_time(text.replace("_", " ")))
+        except TimeFormatError:
+            continue
+    return out
+
+
+def _option_range(option: str) -> tuple[float, float] | None:
+    match = _RANGE.match(option)
+    if not match:
+        return None
+    try:
+        start, end = parse_time(match.group(1).replace("_", " ")), parse_time(match.group(2).replace("_", " "))
+    except TimeFormatError:
+        return None
+    return (start, end) if end > start else None
+
+
+def _option_number(option: str) -> int | None:
+    for word in re.findall(r"[a-z0-9]+", option.lower()):
+        if word.isdigit():
+            return int(word)
+        if word in NUMBERS:
+            return NUMBERS[word]
+    return None
+
+
+@dataclass(frozen=True)
+class _Sentence:
+    text: str
+    item: int
+    words: frozenset[str]
+    squashed: str
+    quotes: frozenset[str]
+
+
+@dataclass(frozen=True)
+class _Read:
+    """The evidence as the scorer reads it for one question."""
+
+    sentences: list[_Sentence]
+    support: np.ndarray
+    """Per sentence: its item's weight × how much the sentence is about the question."""
+    weight: np.ndarray
+    """Per evidence item."""
+    cover: np.ndarray
+    """Per evidence item: the share of the question's content words it holds."""
+
+
+class OptionScorer:
+    def __init__(self, embedder: TextEmbedder) -> None:
+        self.embedder = embedder
+        self.stop = frozenset(stopwords()) - _KEEP
+
+    def _content(self, text: str) -> list[str]:
+        return [w for w in lemmas(text) if w not in self.stop]
+
+    # ------------------------------------------------------------ evidence
+
+    def _asked(self, question: str) -> set[str]:
+        """What the question is about: its content words, without cue and place words (an option
+        carries 'in' or 'on'; the question's own 'in the evening' would only dilute the match)."""
+        return {w for w in self._content(question) if w not in _CUES and w not in PLACE_WORDS}
+
+    def _weights(self, question: str, evidence: Sequence[Evidence], about: np.ndarray) -> np.ndarray:
+        by_score = sorted(range(len(evidence)), key=lambda i: (-evidence[i].score, i))
+        weight = np.zeros(len(evidence))
+        for rank, i in enumerate(by_score):
+            weight[i] = 1.0 / (1.0 + 0.2 * rank)
+        said = set(words(question))
+        relevant = [i for i in range(len(evidence)) if about[i]]
+        periods = [PERIODS[w] for w in said if w in PERIODS]
+        if said & (LATEST | EARLIEST) and relevant:
+            latest = bool(said & LATEST)
+            # "first thing in the morning" is about the hour, not the first day
+            clock = (lambda t: t % DAY) if periods else (lambda t: t)
+            order = sorted(relevant, key=lambda i: (-clock(evidence[i].t_end) if latest else clock(evidence[i].t_start), i))
+            weight *= OFF_CUE
+            for rank, i in enumerate(order):
+                weight[i] = 1.0 / (1.0 + rank)
+        times = question_times(question)
+        if times:
+            holds = np.array([any(e.t_start - 1 <= t <= e.t_end + 1 for t in times) for e in evidence])
+            weight *= np.where(holds, 1.0, OFF_CUE)
+        if periods:
+            hour = np.array([(e.t_start % DAY) / 3600 for e in evidence])
+            inside = np.zeros(len(evidence), bool)
+            for lo, hi in periods:
+                inside |= ((hour >= lo) & (hour < hi)) | ((hour + 24 >= lo) & (hour + 24 < hi))
+            weight *= np.where(inside, 1.0, OFF_CUE)
+        return weight
+
+    def _read(self, question: str, evidence: Sequence[Evidence]) -> _Read:
+        asked = self._asked(question)
+        item_words = [forms(e.text) for e in evidence]
+        item_cover = np.array([len(asked & w) / len(asked) if asked else 1.0 for w in item_words])
+        best = item_cover.max() if len(item_cover) else 0.0
+        about = (item_cover >= min(0.5, best)) & (item_cover > 0) if asked else np.ones(len(evidence), bool)
+        weight = self._weights(question, evidence, about)
+        sentences = []
+        for i, item in enumerate(evidence):
+            for text in split_sentences(item.text):
+                quotes = frozenset(squash(text[a + 1 : b - 1]) for a, b in quoted_spans(text))
+                sentences.append(_Sentence(text, i, frozenset(forms(text)), squash(text), quotes))
+        relevance = np.array(
+            [
+                0.3 + 0.7 * max(len(asked & s.words) / len(asked), 0.8 * item_cover[s.item]) if asked else 1.0
+                for s in sentences
+            ]
+        )
+        support = relevance * np.array([weight[s.item] for s in sentences]) if sentences else np.zeros(0)
+        return _Read(sentences, support, weight, item_cover)
+
+    # ------------------------------------------------------------ options
+
+    def totals(self, question: str, options: Sequence[str], evidence: Sequence[Evidence]) -> tuple[np.ndarray, np.ndarray]:
+        """(total score, semantic score) per option."""
+        options = [strip_label(o) for o in options]
+        read = self._read(question, evidence)
+        sentences, support = read.sentences, read.support
+        lexical = np.zeros(len(options))
+        if not sentences:
+            vectors = self.embedder.embed([question, *options])
+            semantic = vectors[1:] @ vectors[0]
+            return SEMANTIC_WEIGHT * (semantic - semantic.mean()), semantic
+        common = set.intersection(*(set(self._content(o)) for o in options)) if len(options) > 1 else set()
+        for k, option in enumerate(options):
+            lexical[k] = max(support[j] * self._coverage(option, common, s) for j, s in enumerate(sentences))
+        ranges = [_option_range(o) for o in options]
+        if all(ranges):
+            lexical = np.array([self._overlap(r, evidence, read.weight * read.cover) for r in ranges])
+        elif "how many" in question.lower() and all(_option_number(o) is not None for o in options):
+            count = self._moments(self._asked(question), evidence, read.cover)
+            if count:
+                lexical = np.array([1.0 if _option_number(o) == count else 0.0 for o in options])
+        vectors = self.embedder.embed([*options, *(s.text for s in sentences)])
+        semantic = (vectors[: len(options)] @ vectors[len(options) :].T * support[None, :]).max(axis=1)
+        return lexical + SEMANTIC_WEIGHT * (semantic - semantic.mean()), semantic
+
+    def choose(self, question: str, options: Sequence[str], evidence: Sequence[Evidence]) -> int:
+        """Index of the best-supported option."""
+        total, semantic = self.totals(question, options, evidence)
+        return min(range(len(options)), key=lambda k: (-round(float(total[k]), 9), -float(semantic[k]), k))
+
+    def margin(self, question: str, options: Sequence[str], evidence: Sequence[Evidence]) -> float:
+        """How far the best option leads the runner-up (infinite with fewer than two options)."""
+        if len(options) < 2:
+            return float("inf")
+        total = np.sort(self.totals(question, options, evidence)[0])
+        return float(total[-1] - total[-2])
+
+    def mentions(self, option: str, options: Sequence[str], text: str) -> bool:
+        """Whether `text` holds all of the option's distinguishing words other than place words
+        (or the whole option, letters and digits only)."""
+        option = strip_label(option)
+        common = set.intersection(*(set(self._content(strip_label(o))) for o in options)) if len(options) > 1 else set()
+        distinct = {w for w in self._content(option) if w not in common}
+        distinct = {w for w in distinct if w not in PLACE_WORDS} or distinct or set(lemmas(option)) - common
+        return distinct <= forms(text) or (len(squash(option)) >= 3 and squash(option) in squash(text))
+
+    def _coverage(self, option: str, common: set[str], sentence: _Sentence) -> float:
+        distinct = [w for w in dict.fromkeys(self._content(option)) if w not in common]
+        if not distinct:
+            distinct = [w for w in dict.fromkeys(lemmas(option)) if w not in common]
+        weights = {w: 0.5 if w in PLACE_WORDS else 1.0 for w in distinct}
+        total = sum(weights.values())
+        score = sum(weights[w] for w in distinct if w in sentence.words) / total if total else 0.0
+        whole = squash(option)
+        if len(whole) >= 3 and whole in sentence.squashed:
+            score += 0.5
+            if whole in sentence.quotes:
+                score += 0.5
+        return score
+
+    def _moments(self, asked: set[str], evidence: Sequence[Evidence], item_cover: np.ndarray) -> int:
+        """Separate moments the asked-about thing is shown: the ranges of evidence items that hold
+        all of the question's content words, and the clock times written in evidence text
+        ("At 00:11:40: … 'DAVID WATERS THE PLANTS'") whose passage (up to the next time or the
+        end of the sentence) holds them all. Moments that touch in time are one (an event spans
+        several clips); a written time stands for one clip's length (the median evidence range)."""
+        typical = float(np.median([e.t_end - e.t_start for e in evidence])) if evidence else 0.0
+        spans = [(e.video_id, e.t_start, e.t_end) for e, c in zip(evidence, item_cover) if c >= 1.0]
+        for e in evidence:
+            marks = list(_CLOCK.finditer(e.text))
+            for n, mark in enumerate(marks):
+                passage = e.text[mark.end() : marks[n + 1].start() if n + 1 < len(marks) else len(e.text)]
+                passage = (split_sentences(passage) or [""])[0]
+                if asked and asked <= forms(passage):
+                    try:
+                        t = parse_time(mark.group(0).replace("_", " "))
+                    except TimeFormatError:
+                        continue
+                    spans.append((e.video_id, t, t + typical))
+        count, last = 0, None
+        for video, start, end in sorted(spans):
+            if last is None or video != last[0] or start > last[1] + 1.0:
+                count += 1
+                last = (video, end)
+            else:
+                last = (video, max(last[1], end))
+        return count
+
+    @staticmethod
+    def _overlap(span: tuple[float, float], evidence: Sequence[Evidence], weight: np.ndarray) -> float:
+        best = 0.0
+        for e, w in zip(evidence, weight):
+            inter = min(span[1], e.t_end) - max(span[0], e.t_start)
+            if inter > 0:
+                union = max(span[1], e.t_end) - min(span[0], e.t_start)
+                best = max(best, w * inter / union)
+        return best
+
+    # ------------------------------------------------------------ free form
+
+    def best_sentence(self, question: str, evidence: Sequence[Evidence]) -> str | None:
+        """For free-form questions: the evidence sentence closest to the question, in words and meaning."""
+        read = self._read(question, evidence)
+        if not read.sentences:
+            return None
+        vectors = self.embedder.embed([question, *(s.text for s in read.sentences)])
+        score = read.support * (1.0 + vectors[1:] @ vectors[0])
+        return read.sentences[int(np.argmax(score))].text

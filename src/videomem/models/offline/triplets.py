@@ -1,0 +1,138 @@
+"""Subject–relation–object triplets from spaCy's dependency parse.
+
+Rules, not a model: for each verb, its subjects (with conjuncts) × its direct objects, and
+× the objects of its prepositions ("I put the keys on the table" → (I, put, keys),
+(I, put on, table)); passives turn around ("the ball was kicked by Alice" → (Alice, kick,
+ball)); copulas give (box, be, red) and (keys, be on, table). Relations are lemmas, so "drank" and
+"drinks" recur as one habit. Noun phrases keep compounds, adjectives and numbers and drop
+determiners. First person is always "I".
+
+Quoted text ('ROOM 418', speech) is one entity in the sentence that quotes it, and is parsed on
+its own as well, so on-screen sentences and speech yield triplets too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from videomem.models.base import Triplet
+from videomem.models.offline.nlp import load_spacy, quoted_spans
+
+FIRST_PERSON = {"i", "me", "my", "myself", "mine"}
+_MODIFIERS = {"compound", "amod", "nummod", "poss", "nmod"}
+_SUBJECTS = {"nsubj", "nsubjpass", "csubj"}
+_OBJECTS = {"dobj", "attr", "acomp", "oprd", "dative", "xcomp"}
+_PLACEHOLDER = "QUOTE{}"
+
+
+def _unit_texts(text: str) -> tuple[str, dict[str, str], list[str]]:
+    """The text with each quote replaced by a placeholder word, the placeholder map, and the
+    quoted texts worth parsing on their own (sentence case if written in capitals)."""
+    mapping: dict[str, str] = {}
+    inner: list[str] = []
+    pieces, last = [], 0
+    for n, (start, end) in enumerate(quoted_spans(text), 1):
+        key = _PLACEHOLDER.format(n)
+        quote = text[start + 1 : end - 1].strip()
+        mapping[key] = quote
+        pieces += [text[last:start], key]
+        last = end
+        if len(quote.split()) >= 2:
+            inner.append(quote.capitalize() if quote.isupper() else quote)
+    pieces.append(text[last:])
+    return "".join(pieces), mapping, inner
+
+
+def _conjuncts(token) -> list:  # noqa: ANN001 - spacy Token
+    return [token, *token.conjuncts]
+
+
+def _phrase(token, mapping: dict[str, str]) -> str:  # noqa: ANN001
+    """The noun phrase headed by `token`: from its leftmost kept modifier to the head, so
+    hyphens and possessives stay as written ("on-screen text", "sister's dog")."""
+    if token.text in mapping:
+        return mapping[token.text]
+    if token.lower_ in FIRST_PERSON:
+        return "I"
+    start = token.i
+    frontier = [token]
+    while frontier:
+        head = frontier.pop()
+        for child in head.children:
+            if child.i < token.i and child.dep_ in _MODIFIERS and not (child.dep_ == "poss" and child.pos_ == "PRON"):
+                start = min(start, child.i)
+                frontier.append(child)
+    doc = token.doc
+    while start >= 2 and doc[start - 1].text == "-" and not doc[start - 2].whitespace_:
+        start -= 2
+    while start < token.i and (doc[start].pos_ in ("DET", "PRON") or doc[start].is_punct):
+        start += 1
+    span = doc[start : token.i + 1]
+    phrase = "".join(mapping[t.text] + t.whitespace_ if t.text in mapping else t.text_with_ws for t in span).strip()
+    return phrase if token.pos_ == "PROPN" or phrase.isupper() else phrase.lower()
+
+
+def _subjects(verb) -> tuple[list, bool]:  # noqa: ANN001
+    """Subject tokens of a verb (inherited from the first verb of a coordination) and whether it is passive."""
+    subjects = [t for c in verb.children if c.dep_ in _SUBJECTS for t in _conjuncts(c)]
+    passive = any(c.dep_ in ("nsubjpass", "auxpass") for c in verb.children)
+    head = verb
+    while not subjects and head.dep_ in ("conj", "xcomp") and head.head is not head:
+        head = head.head
+        subjects = [t for c in head.children if c.dep_ in _SUBJECTS for t in _conjuncts(c)]
+    return subjects, passive
+
+
+def _relation(verb) -> str:  # noqa: ANN001
+    words = [verb.lemma_.lower()]
+    words += [c.lower_ for c in verb.children if c.dep_ == "prt"]
+    negated = any(c.dep_ == "neg" for c in verb.children)
+    return ("not " if negated else "") + " ".join(words)
+
+
+def _verb_triplets(verb, mapping: dict[str, str]) -> Iterable[Triplet]:  # noqa: ANN001
+    subjects, passive = _subjects(verb)
+    relation = _relation(verb)
+    objects = [t for c in verb.children if c.dep_ in _OBJECTS and c.pos_ != "VERB" for t in _conjuncts(c)]
+    objects += [c for c in verb.children if c.dep_ == "npadvmod" and c.text in mapping]
+    preps = [(c.lower_, t) for c in verb.children if c.dep_ == "prep" for p in c.children if p.dep_ == "pobj" for t in _conjuncts(p)]
+    agents = [t for c in verb.children if c.dep_ == "agent" for p in c.children if p.dep_ == "pobj" for t in _conjuncts(p)]
+    if passive and agents:
+        subjects, objects = agents, subjects
+    for subject in subjects:
+        s = _phrase(subject, mapping)
+        for obj in objects:
+            yield Triplet(subject=s, relation=relation, object=_phrase(obj, mapping))
+        for prep, obj in preps:
+            yield Triplet(subject=s, relation=f"{relation} {prep}", object=_phrase(obj, mapping))
+
+
+def triplets_of_docs(docs: Iterable, mappings: Sequence[dict[str, str]]) -> list[list[Triplet]]:
+    out = []
+    for doc, mapping in zip(docs, mappings):
+        found = []
+        for token in doc:
+            if token.pos_ in ("VERB", "AUX") and token.dep_ not in ("aux", "auxpass"):
+                found.extend(_verb_triplets(token, mapping))
+        out.append(found)
+    return out
+
+
+def extract(texts: Sequence[str]) -> list[list[Triplet]]:
+    """Triplets per text, in order of appearance, without duplicates."""
+    units: list[tuple[int, str, dict[str, str]]] = []
+    for i, text in enumerate(texts):
+        outer, mapping, inner = _unit_texts(text)
+        units.append((i, outer, mapping))
+        units.extend((i, quote, {}) for quote in inner)
+    docs = load_spacy().pipe([u[1] for u in units], batch_size=64)
+    per_unit = triplets_of_docs(docs, [u[2] for u in units])
+    result: list[list[Triplet]] = [[] for _ in texts]
+    seen: list[set[tuple[str, str, str]]] = [set() for _ in texts]
+    for (i, _, _), found in zip(units, per_unit):
+        for t in found:
+            key = (t.subject.lower(), t.relation, t.object.lower())
+            if key not in seen[i] and t.subject.strip() and t.object.strip():
+                seen[i].add(key)
+                result[i].append(t)
+    return result

@@ -1,0 +1,263 @@
+"""The offline language backend: spaCy triplets, extractive summaries, option scoring, the
+rule-based planner and entity merging. MiniLM and spaCy load once per module."""
+
+from __future__ import annotations
+
+import pytest
+
+from memory_stores import offline_models
+from videomem.errors import ModelError
+from videomem.evidence import Evidence
+from videomem.models.base import AgentState, ObjectRecord, StepRecord, ToolCall
+from videomem.models.offline.language import OfflineLanguage
+from videomem.models.offline.nlp import split_sentences
+from videomem.models.registry import ModelSet
+
+TOOLS = [
+    {"name": "video.retrieval", "description": "find clips", "parameters": {"properties": {"query": {}, "top_k": {}}}},
+    {"name": "video.rag", "description": "answer from memory", "parameters": {"properties": {"query": {}, "top_k": {}}}},
+    {"name": "video.qa", "description": "look at frames", "parameters": {"properties": {"question": {}, "t_start": {}, "t_end": {}}}},
+]
+
+
+@pytest.fixture(scope="module")
+def models() -> ModelSet:
+    return offline_models()  # one offline ModelSet per test session
+
+
+@pytest.fixture(scope="module")
+def language(models: ModelSet) -> OfflineLanguage:
+    return models.language
+
+
+def ev(t: float, text: str, score: float = 0.5) -> Evidence:
+    return Evidence(t, t + 10, text, "events", score, "v")
+
+
+def triples(language: OfflineLanguage, text: str) -> set[tuple[str, str, str]]:
+    return {(t.subject, t.relation, t.object) for t in language.extract_triplets([text])[0]}
+
+
+# ---------------------------------------------------------------- triplets
+
+
+def test_triplets_keep_first_person_compounds_and_prepositions(language: OfflineLanguage) -> None:
+    found = triples(language, "I put the keys on the kitchen table.")
+    assert ("I", "put", "keys") in found
+    assert ("I", "put on", "kitchen table") in found
+
+
+def test_triplets_turn_passives_around_and_keep_adjectives(language: OfflineLanguage) -> None:
+    assert ("Alice", "kick", "red ball") in triples(language, "The red ball was kicked by Alice.")
+    assert ("Alice", "give", "I") in triples(language, "Alice gave me the keys.")
+    assert ("Alice", "not eat", "cake") in triples(language, "Alice didn't eat the cake.")
+
+
+def test_quoted_text_is_one_entity_and_is_parsed_too(language: OfflineLanguage) -> None:
+    found = triples(language, "On-screen text reads 'ROOM 418'. Someone says: 'I left my wallet in the car.'.")
+    assert ("on-screen text", "read", "ROOM 418") in found
+    assert ("I", "leave", "wallet") in found
+    assert ("I", "leave in", "car") in found
+
+
+def test_semantic_triplets_are_the_recurring_ones(language: OfflineLanguage) -> None:
+    captions = [
+        "I drink coffee in the kitchen. The scene is still.",
+        "Alice opens the door.",
+        "I drank coffee on the balcony. The scene is still.",
+        "I put the keys on the table.",
+    ]
+    found = {(t.subject, t.relation, t.object): t.evidence for t in language.induce_semantic(captions)}
+    assert found[("I", "drink", "coffee")] == [0, 2]
+    assert not any(subject == "scene" for subject, _, _ in found)  # the captioner's framing is no habit
+    assert ("Alice", "open", "door") not in found
+
+
+# ---------------------------------------------------------------- summaries
+
+
+def test_summary_is_extractive_ordered_and_shorter(language: OfflineLanguage) -> None:
+    group = [
+        "On-screen text reads 'KITCHEN'. Alice puts the keys on the table. The scene is still.",
+        "On-screen text reads 'KITCHEN'. Alice makes coffee. The scene is still.",
+        "On-screen text reads 'GARDEN'. Bob waters the plants. The scene is mostly green.",
+        "On-screen text reads 'GARDEN'. Bob cuts the grass. The scene is mostly green.",
+        "On-screen text reads 'GARAGE'. Carol repairs the bicycle. The view changes between frames.",
+        "On-screen text reads 'GARAGE'. Carol paints the door. The view changes between frames.",
+    ]
+    short = ["One person is in view.", "The scene is still."]
+    summary, untouched = language.summarise([group, short])
+    source = [s for caption in group for s in split_sentences(caption)]
+    picked = split_sentences(summary)
+    assert all(s in source for s in picked)
+    assert [source.index(s) for s in picked] == sorted(source.index(s) for s in picked)
+    assert len(set(picked)) == len(picked) < len(set(source))
+    assert untouched == "One person is in view. The scene is still."
+
+
+def test_sentences_never_split_inside_quotes() -> None:
+    assert split_sentences("On-screen text reads 'EXIT. NO ENTRY'. It's late. Someone says: 'Hi. Bye.'.") == [
+        "On-screen text reads 'EXIT. NO ENTRY'.",
+        "It's late.",
+        "Someone says: 'Hi. Bye.'.",
+    ]
+
+
+# ---------------------------------------------------------------- answers
+
+KEYS_EVIDENCE = [
+    ev(100, "On-screen text reads 'HALLWAY'. On-screen text reads 'KEYS IN THE BLUE DRAWER'.", 0.7),
+    ev(500, "On-screen text reads 'HALLWAY'. On-screen text reads 'KEYS ON THE KITCHEN TABLE'.", 0.6),
+    ev(900, "On-screen text reads 'GARDEN'. On-screen text reads 'BOB WATERS THE PLANTS'.", 0.5),
+]
+
+
+def test_option_supported_by_evidence_wins_with_its_letter(language: OfflineLanguage) -> None:
+    options = ["Under the sofa", "On the kitchen table", "In the coat pocket", "By the front door"]
+    out = language.answer("Where are the keys on the kitchen table?", options, KEYS_EVIDENCE)
+    assert (out.choice, out.answer) == ("B", "On the kitchen table")
+    moved = [options[1], options[0], options[3], options[2]]
+    again = language.answer("Where are the keys on the kitchen table?", moved, KEYS_EVIDENCE)
+    assert (again.choice, again.answer) == ("A", "On the kitchen table")
+
+
+def test_latest_and_first_follow_time(language: OfflineLanguage) -> None:
+    options = ["(A) In the blue drawer", "(B) On the kitchen table", "(C) Under the sofa"]
+    assert language.answer("Where did I last put the keys?", options, KEYS_EVIDENCE).choice == "B"
+    assert language.answer("Where were the keys put first?", options, KEYS_EVIDENCE).choice == "A"
+
+
+def test_ocr_spacing_and_exact_quotes(language: OfflineLanguage) -> None:
+    evidence = [ev(0, "On-screen text reads 'ROOM418'."), ev(10, "On-screen text reads 'THE SAFE CODE IS 4827'.")]
+    assert language.answer("Which room?", ["ROOM 417", "ROOM 418", "ROOM 481"], evidence).answer == "ROOM 418"
+    assert language.answer("What is the safe code?", ["7284", "4827", "8274"], evidence).choice == "B"
+
+
+def test_counting_and_time_questions(language: OfflineLanguage) -> None:
+    watering = [ev(t, "On-screen text reads 'BOB WATERS THE PLANTS'.", 0.5) for t in (100, 110, 400, 800)]
+    evidence = watering + [ev(300, "On-screen text reads 'ALICE OPENS THE DOOR'.", 0.6)]
+    options = ["Once", "2 times", "3 times", "4 times", "6 times"]
+    out = language.answer("How many times does Bob water the plants?", options, evidence)
+    assert out.answer == "3 times"  # 100-120 s is one watering shown in two clips
+    sightings = Evidence(
+        800, 810,
+        "Person 'Bob', 6 sightings. Summary: At 00:01:40: 'BOB WATERS THE PLANTS' At 00:05:00: 'BOB OPENS THE GATE' "
+        "At 00:13:20: 'BOB WATERS THE PLANTS' At 00:20:00: 'BOB WATERS THE PLANTS'.",
+        "object", 0.7, "v",
+    )
+    out = language.answer("How many times does Bob water the plants?", options, [*evidence, sightings])
+    assert out.answer == "4 times"  # one more watering, at 00:20:00, is only written in the object's summary
+    when = language.answer("When does Alice open the door?", ["01:40-01:50", "05:00-05:10", "13:20-13:30"], evidence)
+    assert when.choice == "B"
+    at = language.answer(
+        "What happens at 05:05?", ["Bob waters the plants.", "Alice opens the door."], evidence
+    )
+    assert at.answer == "Alice opens the door."
+
+
+def test_morning_habit_uses_time_of_day(language: OfflineLanguage) -> None:
+    day = 86400.0
+    evidence = [
+        Evidence(d * day + 8 * 3600, d * day + 8 * 3600 + 30, "On-screen text reads 'MAKING COFFEE'.", "events", 0.5, "v")
+        for d in range(2)
+    ] + [
+        Evidence(d * day + 18 * 3600, d * day + 18 * 3600 + 30, "On-screen text reads 'WALKING THE DOG'.", "events", 0.6, "v")
+        for d in range(2)
+    ]
+    options = ["Walk the dog", "Make coffee", "Bake a cake"]
+    assert language.answer("What do I usually do first thing in the morning?", options, evidence).answer == "Make coffee"
+    assert language.answer("What do I usually do in the evening?", options, evidence).answer == "Walk the dog"
+
+
+def test_free_form_returns_an_evidence_sentence(language: OfflineLanguage) -> None:
+    out = language.answer("What is the safe code?", None, [ev(0, "The scene is still. On-screen text reads 'SAFE CODE 4827'.")])
+    assert out.choice is None and out.answer == "On-screen text reads 'SAFE CODE 4827'."
+
+
+def test_too_many_options_is_an_error(language: OfflineLanguage) -> None:
+    with pytest.raises(ModelError, match="at most 5"):
+        language.answer("Which?", list("abcdef"), [])
+
+
+def test_usage_counts_words(models: ModelSet, language: OfflineLanguage) -> None:
+    before = models.meter.by_role().get("llm")
+    out = language.answer("Which room?", ["ROOM 417", "ROOM 418"], [ev(0, "On-screen text reads 'ROOM 418'.")])
+    used = models.meter.by_role()["llm"] - before
+    assert used.completion_tokens == len(out.answer.split()) == 2
+    assert used.prompt_tokens == 2 + 4 + 5 and used.calls == 1
+
+
+# ---------------------------------------------------------------- planner
+
+
+def step(call: ToolCall, observation: str) -> StepRecord:
+    return StepRecord(call.thought, call.tool, call.arguments, observation)
+
+
+def test_plan_retrieval_then_qa_when_unsettled_then_finish(language: OfflineLanguage) -> None:
+    state = AgentState("Where did I put the keys?", ["In the drawer", "On the table"], TOOLS, [], 1, 5)
+    first = language.plan_step(state)
+    assert first.tool == "video.retrieval"
+    assert first.arguments == {"query": "Where did I put the keys? In the drawer On the table"}
+    found = (
+        "Clips ranked by relevance:\n1. 00:01:40-00:01:50 (events, 0.41): The drawer is open.\n"
+        "2. 00:05:00-00:05:10 (events, 0.30): The table is red."
+    )
+    state.history.append(step(first, found))
+    second = language.plan_step(state)
+    assert (second.tool, second.arguments) == (
+        "video.qa",
+        {"question": "Where did I put the keys?", "t_start": 100.0, "t_end": 110.0},
+    )
+    state.history.append(step(second, "From 2 frame(s) at 00:01:40-00:01:50: On the table"))
+    last = language.plan_step(state)
+    assert (last.tool, last.arguments) == ("finish", {})
+
+
+def test_plan_searches_for_an_option_not_found_yet(language: OfflineLanguage) -> None:
+    state = AgentState("Where did I put the keys?", ["In the drawer", "On the table"], TOOLS, [], 1, 5)
+    first = language.plan_step(state)
+    state.history.append(step(first, "1. DAY1 08:30:00-DAY1 08:30:30 (events, 0.8): On-screen text reads 'KEYS IN THE DRAWER'."))
+    second = language.plan_step(state)
+    assert (second.tool, second.arguments) == ("video.retrieval", {"query": "On the table. Where did I put the keys?"})
+    state.history.append(step(second, "No memory entries found"))
+    assert language.plan_step(state).tool == "finish"  # the drawer is supported, the table is not: settled
+
+
+def test_plan_looks_at_a_named_moment(language: OfflineLanguage) -> None:
+    state = AgentState("What happens at 12:35?", ["A", "B"], TOOLS, [], 1, 5)
+    state.history.append(step(language.plan_step(state), "1. 00:03:00-00:03:10 (events, 0.3): The scene is still."))
+    call = language.plan_step(state)
+    assert (call.tool, call.arguments["t_start"], call.arguments["t_end"]) == ("video.qa", 750.0, 760.0)
+
+
+def test_plan_forced_finish_and_missing_tools(language: OfflineLanguage) -> None:
+    last = AgentState("Where?", ["a", "b"], TOOLS, [StepRecord("", "video.retrieval", {}, "")] * 2, 3, 3)
+    assert language.plan_step(last).tool == "finish"
+    rag_only = AgentState("Where?", None, [TOOLS[1]], [], 1, 5)
+    assert language.plan_step(rag_only).tool == "video.rag"
+    nothing = AgentState("Where?", None, [], [], 1, 5)
+    assert language.plan_step(nothing).tool == "finish"
+
+
+# ---------------------------------------------------------------- entities
+
+
+def person(name: str, *appearance: str) -> ObjectRecord:
+    return ObjectRecord(name=name, kind="person", appearance=list(appearance), identity=["seen on the left side"], value="walking")
+
+
+def test_same_entity_merges_names_and_keeps_people_apart(language: OfflineLanguage) -> None:
+    pairs = [
+        (person("Alice", "red top"), person("Alice", "blue top")),
+        (person("Alice"), person("Alice Smith")),
+        (person("Alice", "red top"), person("Bob", "red top")),
+        (person("person 1", "red top", "blue lower clothing"), person("person 3", "red top", "blue lower clothing")),
+        (person("person 1", "red top", "blue lower clothing"), person("person 1", "green top", "black lower clothing")),
+        (person("Alice"), ObjectRecord(name="Alice", kind="object", value="a boat")),
+        (
+            ObjectRecord(name="red box", kind="object", appearance=["red"], value="in the top-left corner"),
+            ObjectRecord(name="blue box", kind="object", appearance=["blue"], value="in the top-left corner"),
+        ),
+    ]
+    assert language.same_entity(pairs) == [True, True, False, True, False, False, False]
