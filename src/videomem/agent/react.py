@@ -1,0 +1,191 @@
+"""The question-answering agents (TeleMem, Alg. 1) and the one-shot caption-RAG baseline.
+
+`Agent(store, models, cfg).ask(...)` is the one entry point; `cfg.kind` picks the loop:
+
+* `react`: think → act → observe. Each step the language model plans one tool call; a
+  malformed call (unknown tool, invalid arguments) is shown back with its error and re-asked
+  up to `cfg.call_retries` times; the last step is always `finish`. A response step then
+  writes the answer from everything gathered.
+* `caption_rag`: the baseline every report compares against — top-k event captions for the
+  question, one answer call, no loop.
+
+Tokens of a question are the usage meter's growth while it was answered; the trace records
+each step's tokens and seconds, so a report can say where the cost went.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from videomem.agent.answer import Answer
+from videomem.agent.tools import FINISH, Memories, ToolCallError, Toolbox
+from videomem.config import AgentConfig
+from videomem.errors import VideomemError
+from videomem.evidence import Evidence
+from videomem.models.base import AgentState, AnswerOut, StepRecord
+from videomem.models.registry import ModelSet
+from videomem.store import Store
+
+LETTERS = "ABCDE"
+_LEADING_LETTER = re.compile(r"^\(?([A-E])\)?(?:[.:)\s]|$)")
+
+
+@dataclass
+class _Meter:
+    """Tokens and seconds since the last `lap()`."""
+
+    models: ModelSet
+
+    def __post_init__(self) -> None:
+        self.start_tokens = self.tokens = self.models.meter.total().total_tokens
+        self.start_time = self.time = time.perf_counter()
+
+    def lap(self) -> dict[str, Any]:
+        tokens, now = self.models.meter.total().total_tokens, time.perf_counter()
+        lap = {"tokens": tokens - self.tokens, "seconds": round(now - self.time, 3)}
+        self.tokens, self.time = tokens, now
+        return lap
+
+    def totals(self) -> tuple[int, float]:
+        return self.models.meter.total().total_tokens - self.start_tokens, time.perf_counter() - self.start_time
+
+
+class Agent:
+    def __init__(self, store: Store, models: ModelSet, cfg: AgentConfig) -> None:
+        self.store = store
+        self.models = models
+        self.cfg = cfg
+        self.memories = Memories.open(store, models)
+
+    def ask(
+        self,
+        question: str,
+        choices: list[str] | None = None,
+        until: float | None = None,
+        video_id: str | None = None,
+    ) -> Answer:
+        """Answer one question from memory recorded by `until` (corpus seconds), in `video_id`."""
+        if not question.strip():
+            raise VideomemError("the question is empty")
+        if choices is not None and not 2 <= len(choices) <= len(LETTERS):
+            raise VideomemError(f"choices: give 2 to {len(LETTERS)} options, got {len(choices)}")
+        if video_id is not None and not self.store.query("SELECT 1 FROM videos WHERE id = ?", (video_id,)):
+            raise VideomemError(f"video {video_id!r} is not in the store {self.store.root}")
+        meter = _Meter(self.models)
+        toolbox = Toolbox(self.store, self.models, self.memories, self.cfg, until=until, video_id=video_id)
+        if self.cfg.kind == "caption_rag":
+            evidence, trace = self._caption_rag(question, toolbox, meter)
+        else:
+            evidence, trace = self._react(question, choices, toolbox, meter)
+        out = self.models.language.answer(question, choices, evidence)
+        text, choice = _resolve(out, choices)
+        trace.append({"step": len(trace) + 1, "tool": "answer", "observation": text, **meter.lap()})
+        tokens, seconds = meter.totals()
+        return Answer(text, choice, evidence, trace, tokens, seconds)
+
+    def _caption_rag(self, question: str, toolbox: Toolbox, meter: _Meter) -> tuple[list[Evidence], list[dict]]:
+        evidence = self.memories.events.retrieve(question, self.cfg.top_k, toolbox.until, toolbox.video_id)
+        spans = ", ".join(toolbox.time.span(e.t_start, e.t_end) for e in evidence)
+        step = {
+            "step": 1,
+            "thought": "",
+            "tool": "caption_retrieval",
+            "arguments": {"query": question, "top_k": self.cfg.top_k},
+            "observation": f"{len(evidence)} captions: {spans}" if evidence else "no captions found",
+            "evidence": [e.to_json() for e in evidence],
+            **meter.lap(),
+        }
+        return evidence, [step]
+
+    def _react(
+        self, question: str, choices: list[str] | None, toolbox: Toolbox, meter: _Meter
+    ) -> tuple[list[Evidence], list[dict]]:
+        history: list[StepRecord] = []
+        trace: list[dict] = []
+        gathered: dict[tuple, Evidence] = {}
+        schemas = toolbox.schemas()
+        for step in range(1, self.cfg.max_steps + 1):
+            if step == self.cfg.max_steps:
+                trace.append(_forced(step, "the step limit was reached", meter))
+                break
+            state = AgentState(question, choices, schemas, history, step, self.cfg.max_steps, toolbox.until)
+            result = self._plan_and_call(state, toolbox, trace, meter)
+            if result is None:
+                trace.append(_forced(step, f"{self.cfg.call_retries + 1} malformed calls in a row", meter))
+                break
+            call, outcome = result
+            trace.append(
+                {
+                    "step": step,
+                    "thought": call.thought,
+                    "tool": call.tool,
+                    "arguments": call.arguments,
+                    "observation": outcome.observation,
+                    "evidence": [e.to_json() for e in outcome.evidence],
+                    **meter.lap(),
+                }
+            )
+            if call.tool == FINISH:
+                break
+            history.append(StepRecord(call.thought, call.tool, call.arguments, outcome.observation))
+            for e in outcome.evidence:
+                gathered.setdefault((e.video_id, e.t_start, e.t_end, e.source, e.text), e)
+        return list(gathered.values()), trace
+
+    def _plan_and_call(self, state: AgentState, toolbox: Toolbox, trace: list[dict], meter: _Meter):
+        """Plan one call and run it; a malformed call goes back to the planner with its error
+        (it stays in the history, so the planner can learn from it). None after the bound."""
+        for attempt in range(self.cfg.call_retries + 1):
+            call = self.models.language.plan_step(state)
+            try:
+                return call, toolbox.call(call.tool, call.arguments)
+            except ToolCallError as exc:
+                error = f"error: {exc}. Call one of the listed tools with valid arguments, or finish."
+                state.history.append(StepRecord(call.thought, call.tool, call.arguments, error))
+                trace.append(
+                    {
+                        "step": state.step,
+                        "attempt": attempt + 1,
+                        "thought": call.thought,
+                        "tool": call.tool,
+                        "arguments": call.arguments,
+                        "observation": error,
+                        "error": True,
+                        **meter.lap(),
+                    }
+                )
+        return None
+
+
+def _forced(step: int, why: str, meter: _Meter) -> dict[str, Any]:
+    return {
+        "step": step,
+        "thought": why,
+        "tool": FINISH,
+        "arguments": {},
+        "observation": f"forced finish: {why}",
+        "forced": True,
+        **meter.lap(),
+    }
+
+
+def _resolve(out: AnswerOut, choices: list[str] | None) -> tuple[str, str | None]:
+    """Answer text and option letter. For multiple choice the text is "B. <option text>"; a
+    reply that names no valid option keeps its text and gets no letter (scored wrong, never guessed)."""
+    text = out.answer.strip()
+    if not choices:
+        return text, None
+    letters = LETTERS[: len(choices)]
+    letter = out.choice if out.choice in letters else None
+    if letter is None:
+        leading = _LEADING_LETTER.match(text)
+        letter = leading.group(1) if leading and leading.group(1) in letters else None
+    if letter is None:
+        matches = [l for l, c in zip(letters, choices) if c.strip().casefold() == text.casefold()]
+        letter = matches[0] if len(matches) == 1 else None
+    if letter is None:
+        return text, None
+    return f"{letter}. {choices[letters.index(letter)]}", letter

@@ -1,0 +1,260 @@
+"""The agent's tools over event and object memory and the stored frames (TeleMem, Alg. 1).
+
+Each tool is a typed method; its argument model and JSON schema are generated from the
+signature (pydantic), so what the planner is shown and what is validated cannot drift apart.
+A call that names no tool or whose arguments do not validate raises `ToolCallError`, which
+the agent shows to the planner and re-asks; it never reaches the user as a crash.
+
+Every tool sees only what the question may see: memory recorded by `until`, in `video_id`.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Annotated, Any, get_type_hints
+
+import numpy as np
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, create_model
+
+from videomem.config import AgentConfig
+from videomem.errors import TimeFormatError, VideomemError
+from videomem.evidence import Evidence
+from videomem.memory.clips import TimeText, open_frame, scope_sql
+from videomem.memory.events import EventMemory
+from videomem.memory.objects import ObjectMemory
+from videomem.models.base import ClipView
+from videomem.models.registry import ModelSet
+from videomem.store import Store
+from videomem.timeline import parse_time
+
+FINISH = "finish"
+"""Always available; planners know it by name, so it is not listed among the tool schemas."""
+SHOWN_CHARS = 240
+"""Characters of each memory entry quoted in a retrieval observation (evidence keeps all)."""
+
+
+class ToolCallError(Exception):
+    """A malformed call: unknown tool or invalid arguments. Shown to the planner, then re-asked."""
+
+
+def _seconds(value: Any) -> Any:
+    """Times arrive as the planner read them in observations: numbers or clock text."""
+    if isinstance(value, (str, int, float)) and not isinstance(value, bool):
+        try:
+            return parse_time(value)
+        except TimeFormatError as exc:
+            raise ValueError(str(exc)) from None
+    return value
+
+
+Query = Annotated[str, Field(min_length=1, description="short keyword query: people, objects, actions, on-screen text")]
+TopK = Annotated[int | None, Field(ge=1, le=50, description="how many entries (default: the agent's top_k)")]
+Time = Annotated[
+    float,
+    BeforeValidator(_seconds, json_schema_input_type=float | str),
+    Field(description="corpus time: seconds, HH:MM:SS, or DAYn HH:MM:SS as observations print it"),
+]
+
+
+@dataclass
+class ToolResult:
+    observation: str
+    evidence: list[Evidence] = field(default_factory=list)
+
+
+@dataclass
+class Memories:
+    """The memories the tools read; opened once per agent so indexes load once."""
+
+    events: EventMemory
+    objects: ObjectMemory
+
+    @classmethod
+    def open(cls, store: Store, models: ModelSet) -> Memories:
+        return cls(EventMemory(store, models), ObjectMemory(store, models))
+
+
+@dataclass(frozen=True)
+class Tool:
+    name: str
+    description: str
+    arguments: type[BaseModel]
+    function: Callable[..., ToolResult]
+
+    def schema(self) -> dict[str, Any]:
+        parameters = self.arguments.model_json_schema()
+        parameters.pop("title", None)
+        return {"name": self.name, "description": self.description, "parameters": parameters}
+
+
+def as_tool(name: str, function: Callable[..., ToolResult]) -> Tool:
+    """A tool whose argument model comes from `function`'s signature and its doc's first paragraph."""
+    hints = get_type_hints(function, include_extras=True)
+    fields = {
+        param.name: (hints[param.name], ... if param.default is inspect.Parameter.empty else param.default)
+        for param in inspect.signature(function).parameters.values()
+    }
+    model = create_model(f"{name.replace('.', '_')}_arguments", __config__=ConfigDict(extra="forbid"), **fields)
+    description = inspect.getdoc(function).split("\n\n")[0].replace("\n", " ")
+    return Tool(name, description, model, function)
+
+
+def _validation_message(err: ValidationError) -> str:
+    parts = []
+    for e in err.errors():
+        where = ".".join(str(p) for p in e["loc"]) or "(arguments)"
+        parts.append(f"{where}: {e['msg'].removeprefix('Value error, ')}")
+    return "; ".join(parts)
+
+
+class Toolbox:
+    """The tools for one question: scoped to its query time and video."""
+
+    def __init__(
+        self,
+        store: Store,
+        models: ModelSet,
+        memories: Memories,
+        cfg: AgentConfig,
+        *,
+        until: float | None = None,
+        video_id: str | None = None,
+    ) -> None:
+        self.store = store
+        self.models = models
+        self.memories = memories
+        self.cfg = cfg
+        self.until = until
+        self.video_id = video_id
+        self.time = TimeText(store)
+        self._several_videos = video_id is None and store.query("SELECT COUNT(*) AS n FROM videos")[0]["n"] > 1
+        functions = {"video.retrieval": self.retrieval, "video.rag": self.rag, "video.qa": self.qa}
+        self.tools = {name: as_tool(name, functions[name]) for name in cfg.tools}
+        self.tools[FINISH] = as_tool(FINISH, self.finish)
+
+    def schemas(self) -> list[dict[str, Any]]:
+        """JSON schemas of the enabled video tools (not `finish`), for the planner."""
+        return [tool.schema() for name, tool in self.tools.items() if name != FINISH]
+
+    def call(self, name: str, arguments: dict[str, Any]) -> ToolResult:
+        """Validate and run one call. Malformed → ToolCallError; a failing tool → an observation."""
+        tool = self.tools.get(name)
+        if tool is None:
+            raise ToolCallError(f"unknown tool {name!r}; available: {', '.join(self.tools)}")
+        try:
+            validated = tool.arguments.model_validate(arguments)
+        except ValidationError as err:
+            raise ToolCallError(f"invalid arguments for {name}: {_validation_message(err)}") from None
+        try:
+            return tool.function(**dict(validated))
+        except VideomemError as exc:
+            return ToolResult(f"{name} failed: {exc}")
+
+    # ------------------------------------------------------------ tools
+
+    def retrieval(self, query: Query, top_k: TopK = None) -> ToolResult:
+        """Find the clips most related to a query. Returns clip time ranges ranked by similarity
+        over event captions and object records, with a short excerpt of each.
+
+        One entry per clip range: the best-scoring memory entry for it."""
+        k = top_k or self.cfg.top_k
+        ranked, seen = [], set()
+        for entry in self._search(query, k):
+            key = (entry.video_id, entry.t_start, entry.t_end)
+            if key not in seen:
+                seen.add(key)
+                ranked.append(entry)
+        ranked = ranked[:k]
+        if not ranked:
+            return ToolResult(self._nothing())
+        lines = [
+            f"{n}. {self._span(e)} ({e.source}, {e.score:.2f}): {_excerpt(e.text)}" for n, e in enumerate(ranked, start=1)
+        ]
+        return ToolResult("Clips ranked by relevance:\n" + "\n".join(lines), ranked)
+
+    def rag(self, query: Query, top_k: TopK = None) -> ToolResult:
+        """Answer a query with the language model from the top-k memory entries (captions and
+        object records) most similar to it; the answer cites their time ranges."""
+        k = top_k or self.cfg.top_k
+        entries = self._search(query, k)[:k]
+        if not entries:
+            return ToolResult(self._nothing())
+        out = self.models.language.answer(query, None, entries)
+        cited = ", ".join(dict.fromkeys(self._span(e) for e in entries))
+        return ToolResult(f"{out.answer.strip()} (from memory entries at {cited})", entries)
+
+    def qa(self, question: Annotated[str, Field(min_length=1)], t_start: Time, t_end: Time) -> ToolResult:
+        """Ask the vision-language model a question about the frames of a time range, for visual
+        details the text memory may lack (appearance, positions, states, on-screen text)."""
+        if t_end < t_start:
+            raise ToolCallError(f"invalid arguments for video.qa: t_end ({t_end}) is before t_start ({t_start})")
+        frames = self._frames(t_start, max(t_end, t_start + 1e-3))
+        if not frames:
+            return ToolResult(f"No frames recorded between {self.time(t_start)} and {self.time(t_end)}" + self._before())
+        videos = sorted({f["video_id"] for f in frames})
+        if len(videos) > 1:
+            return ToolResult(f"That range covers several videos ({', '.join(videos)}); the question must name one")
+        covered_start = min(f["c_start"] for f in frames)
+        covered_end = max(f["c_end"] for f in frames)
+        span = min(t_end, covered_end) - max(t_start, covered_start)
+        budget = min(self.cfg.qa_max_frames, max(1, int(span * self.cfg.qa_fps)))
+        if len(frames) > budget:
+            frames = [frames[i] for i in np.unique(np.linspace(0, len(frames) - 1, budget).round().astype(int))]
+        view = ClipView(
+            video_id=videos[0],
+            t_start=covered_start,
+            t_end=covered_end,
+            frames=[open_frame(self.store, f["path"]) for f in frames],
+            frame_times=[f["t"] for f in frames],
+            transcript=self._transcript(sorted({f["clip_id"] for f in frames})),
+        )
+        out = self.models.vision.answer_from_frames(question, view)
+        evidence = Evidence(covered_start, covered_end, out.answer.strip(), "qa", 1.0, videos[0])
+        return ToolResult(
+            f"From {len(frames)} frame(s) at {self._span(evidence)}: {evidence.text}", [evidence]
+        )
+
+    def finish(self, answer: Annotated[str, Field(description="the answer, if already known")] = "") -> ToolResult:
+        """Stop searching; the answer is then written from all observations gathered."""
+        return ToolResult(f"finished: {answer}" if answer else "finished")
+
+    # ------------------------------------------------------------ helpers
+
+    def _search(self, query: str, k: int) -> list[Evidence]:
+        """The top k of each memory merged by similarity (up to 2k entries; callers cut)."""
+        found = self.memories.events.retrieve(query, k, self.until, self.video_id)
+        found += self.memories.objects.retrieve(query, k, self.until, self.video_id)
+        return sorted(found, key=lambda e: (-e.score, e.t_start, e.source))
+
+    def _frames(self, t_start: float, t_end: float) -> list:
+        where, params = scope_sql(self.until, self.video_id)
+        return self.store.query(
+            "SELECT f.t, f.path, f.video_id, c.id AS clip_id, c.t_start AS c_start, c.t_end AS c_end "
+            f"FROM frames f JOIN (SELECT * FROM clips {'WHERE ' + where if where else ''}) c ON c.id = f.clip_id "
+            "WHERE c.t_start < ? AND c.t_end > ? ORDER BY f.t, f.id",
+            (*params, t_end, t_start),
+        )
+
+    def _transcript(self, clip_ids: Sequence[int]) -> str:
+        marks = ",".join("?" * len(clip_ids))
+        rows = self.store.query(
+            f"SELECT speaker, text FROM transcripts WHERE clip_id IN ({marks}) ORDER BY t_start, id", tuple(clip_ids)
+        )
+        return " ".join(f"{r['speaker']}: {r['text']}" if r["speaker"] else r["text"] for r in rows)
+
+    def _span(self, e: Evidence) -> str:
+        prefix = f"{e.video_id} " if self._several_videos else ""
+        return prefix + self.time.span(e.t_start, e.t_end)
+
+    def _before(self) -> str:
+        return f" before the query time {self.time(self.until)}" if self.until is not None else ""
+
+    def _nothing(self) -> str:
+        return "No memory entries found" + self._before()
+
+
+def _excerpt(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= SHOWN_CHARS else text[: SHOWN_CHARS - 3] + "..."

@@ -1,0 +1,114 @@
+"""Event memory (TeleMem): one caption per clip, fixed once written, searchable by meaning.
+
+Captions are written in batches (one vision call per `caption_batch_size` clips, so GPU
+backends batch) but committed one clip per transaction together with the clip's progress, so
+a killed ingest loses at most the batch in flight and never writes a caption twice.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from videomem.config import PipelineConfig
+from videomem.errors import ModelError, StoreError
+from videomem.evidence import Evidence
+from videomem.memory.clips import ClipRow, clip_view, clips_of, scope_sql
+from videomem.models.registry import ModelSet
+from videomem.pipeline.base import StageResult
+from videomem.store import Store
+from videomem.store.vectors import ProgressFactory, VectorIndex, embedder_identity
+
+STAGE = "caption"
+INDEX_NAME = "events"
+
+
+class EventMemory:
+    def __init__(self, store: Store, models: ModelSet) -> None:
+        self.store = store
+        self.models = models
+        self._index: VectorIndex | None = None
+
+    @property
+    def index(self) -> VectorIndex:
+        if self._index is None:
+            embedder = self.models.text_embedder
+            self._index = VectorIndex(
+                self.store,
+                INDEX_NAME,
+                lambda: ((r["id"], r["text"]) for r in self.store.query("SELECT id, text FROM events ORDER BY id")),
+                embedder,
+                embedder_identity(self.models.cfg.text_embedder, embedder.dim),
+            )
+        return self._index
+
+    def build(self, cfg: PipelineConfig, video_ids: Sequence[str], progress: ProgressFactory | None = None) -> StageResult:
+        """Caption every clip of these videos that has no caption yet, then refresh the index."""
+        clips = clips_of(self.store, video_ids)
+        done = self.store.done_units(STAGE)
+        pending = [c for c in clips if c.unit not in done]
+        result = StageResult(STAGE, skipped=len(clips) - len(pending))
+        bar = progress(len(pending), STAGE) if progress else None
+        for start in range(0, len(pending), cfg.caption_batch_size):
+            batch = pending[start : start + cfg.caption_batch_size]
+            try:
+                result.done += self._caption_batch(batch, result)
+            except ModelError as exc:
+                left = len(pending) - start
+                result.failures.append((STAGE, f"{exc} ({left} clips left uncaptioned; re-run ingest to resume)"))
+                break
+            finally:
+                if bar is not None:
+                    bar.update(len(batch))
+        if bar is not None:
+            bar.close()
+        self.index.refresh()
+        self.index.ensure(progress)
+        return result
+
+    def _caption_batch(self, batch: list[ClipRow], result: StageResult) -> int:
+        views, clips = [], []
+        for clip in batch:
+            try:
+                views.append(clip_view(self.store, clip))
+                clips.append(clip)
+            except StoreError as exc:
+                result.failures.append((clip.unit, str(exc)))
+        if not views:
+            return 0
+        captions = self.models.vision.caption_clips(views)
+        if len(captions) != len(views):
+            raise RuntimeError(f"caption_clips returned {len(captions)} captions for {len(views)} clips")
+        for clip, caption in zip(clips, captions):
+            with self.store.transaction() as tx:
+                tx.execute(
+                    "INSERT OR REPLACE INTO events (clip_id, video_id, t_start, t_end, text) VALUES (?, ?, ?, ?, ?)",
+                    (clip.id, clip.video_id, clip.t_start, clip.t_end, caption.strip()),
+                )
+                Store.mark_done(tx, STAGE, clip.unit)
+        return len(clips)
+
+    def retrieve(
+        self, query: str, top_k: int, until: float | None = None, video_id: str | None = None
+    ) -> list[Evidence]:
+        """The `top_k` captions closest in meaning to `query` among those visible to the question."""
+        where, params = scope_sql(until, video_id)
+        allowed = [r["id"] for r in self.store.query(f"SELECT id FROM events WHERE {where}", params)] if where else None
+        hits = self.index.search(query, top_k, allowed)
+        if not hits:
+            return []
+        scores = dict(hits)
+        marks = ",".join("?" * len(hits))
+        rows = self.store.query(
+            f"SELECT id, video_id, t_start, t_end, text FROM events WHERE id IN ({marks})", tuple(scores)
+        )
+        evidence = [Evidence(r["t_start"], r["t_end"], r["text"], "event", scores[r["id"]], r["video_id"]) for r in rows]
+        return sorted(evidence, key=lambda e: (-e.score, e.t_start))
+
+
+def reset(store: Store, video_ids: Sequence[str]) -> None:
+    """Forget the captions of these videos so the next build writes them again (the index
+    notices the change through its fingerprint)."""
+    units = [c.unit for c in clips_of(store, video_ids)]
+    with store.transaction() as tx:
+        tx.executemany("DELETE FROM events WHERE video_id = ?", [(v,) for v in video_ids])
+        tx.executemany("DELETE FROM stage_progress WHERE stage = ? AND unit = ?", [(STAGE, u) for u in units])

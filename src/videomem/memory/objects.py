@@ -1,0 +1,471 @@
+"""Key-value object memory (TeleMem).
+
+Per clip, the vision model lists the people and objects it sees as records — key: name, kind,
+appearance, identity cues; value: what the entity does or its state in that clip. Each record
+is kept as an observation (provenance, with its clip's time range). Consolidation links
+observations of one entity to one object, in batches of `object_batch_size` so the language
+model never sees the whole memory at once: a cheap embedding gate on the key text proposes
+candidate pairs, the model decides each pair.
+
+Consolidation state lives in the data itself (an observation is pending while its `object_id`
+is NULL) and each batch is one transaction, processed in (time, id) order with deterministic
+tie-breaks: a killed run resumes with the same batch and never creates an object twice.
+
+Query time: an object's text is rebuilt at retrieval from the observations visible to the
+question, and ranking runs over visible observations only, so nothing recorded after `until`
+leaks through a consolidated summary.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from videomem.config import PipelineConfig
+from videomem.errors import ModelError, StoreError
+from videomem.evidence import Evidence
+from videomem.memory.clips import ClipRow, TimeText, clip_view, clips_of, scope_sql
+from videomem.models.base import ObjectRecord
+from videomem.models.registry import ModelSet
+from videomem.pipeline.base import StageResult
+from videomem.store import Store
+from videomem.store.vectors import ProgressFactory, VectorIndex, embedder_identity
+
+STAGE = "objects"
+INDEX_NAME = "object_observations"
+MAX_CANDIDATES = 3
+"""Merge candidates put to the model per observation: the most similar ones above the gate."""
+MAX_CUES = 12
+"""Appearance / identity cues of a consolidated object shown to the model when deciding a merge."""
+SHOWN_VALUES = 8
+"""Most recent visible values quoted for an object whose stored summary covers hidden ones."""
+
+
+def key_text(name: str, kind: str, appearance: Sequence[str], identity: Sequence[str]) -> str:
+    """The stable part of a record (no value), which decides whether two records match."""
+    parts = [f"{kind}: {name}"]
+    if appearance:
+        parts.append("appearance: " + ", ".join(appearance))
+    if identity:
+        parts.append("identity: " + ", ".join(identity))
+    return "; ".join(parts)
+
+
+def _union(first: Sequence[str], second: Sequence[str]) -> list[str]:
+    seen = {s.casefold() for s in first}
+    merged = list(first)
+    for item in second:
+        if item.casefold() not in seen:
+            seen.add(item.casefold())
+            merged.append(item)
+    return merged
+
+
+@dataclass
+class _Observation:
+    id: int
+    clip_id: int
+    t_start: float
+    t_end: float
+    record: ObjectRecord
+
+    @classmethod
+    def from_row(cls, row) -> _Observation:
+        record = ObjectRecord(
+            name=row["name"],
+            kind=row["kind"],
+            appearance=json.loads(row["appearance_json"]),
+            identity=json.loads(row["identity_json"]),
+            value=row["value"],
+        )
+        return cls(row["id"], row["clip_id"], row["t_start"], row["t_end"], record)
+
+    @property
+    def key(self) -> str:
+        r = self.record
+        return key_text(r.name, r.kind, r.appearance, r.identity)
+
+
+@dataclass
+class _Entity:
+    """A consolidated object while a consolidation run holds it in memory."""
+
+    id: int | None
+    name: str
+    kind: str
+    appearance: list[str]
+    identity: list[str]
+    first_seen: float
+    last_seen: float
+    summary: str
+    clip_ids: set[int]
+    vectors: np.ndarray
+    """Key embeddings of its first and its latest observation: the gate compares a record with
+    both, so an entity whose union of cues grows long still matches its own next sighting."""
+    new_values: list[tuple[float, str]] = field(default_factory=list)
+    changed: bool = False
+
+    @property
+    def key(self) -> str:
+        return key_text(self.name, self.kind, self.appearance, self.identity)
+
+    def as_record(self) -> ObjectRecord:
+        """The entity as the model sees it in a merge question, its cues capped so the prompt
+        stays bounded however often the entity was seen."""
+        value = self.summary or (self.new_values[-1][1] if self.new_values else self.name)
+        return ObjectRecord(
+            name=self.name, kind=self.kind, appearance=self.appearance[:MAX_CUES],
+            identity=self.identity[:MAX_CUES], value=value,
+        )
+
+    def absorb(self, obs: _Observation, vector: np.ndarray) -> None:
+        r = obs.record
+        self.appearance = _union(self.appearance, r.appearance)
+        self.identity = _union(self.identity, r.identity)
+        self.first_seen = min(self.first_seen, obs.t_start)
+        self.last_seen = max(self.last_seen, obs.t_end)
+        self.clip_ids.add(obs.clip_id)
+        self.new_values.append((obs.t_start, r.value))
+        self.vectors = np.stack([self.vectors[0], vector])
+        self.changed = True
+
+
+class ObjectMemory:
+    def __init__(self, store: Store, models: ModelSet) -> None:
+        self.store = store
+        self.models = models
+        self._index: VectorIndex | None = None
+        self._time = TimeText(store)
+
+    @property
+    def index(self) -> VectorIndex:
+        """Search runs over observations, so a query can be scoped to what was visible."""
+        if self._index is None:
+            embedder = self.models.text_embedder
+            self._index = VectorIndex(
+                self.store, INDEX_NAME, self._observation_texts, embedder,
+                embedder_identity(self.models.cfg.text_embedder, embedder.dim),
+            )
+        return self._index
+
+    def _observation_texts(self):
+        for row in self.store.query("SELECT * FROM object_observations ORDER BY id"):
+            obs = _Observation.from_row(row)
+            yield obs.id, f"{obs.key}; {obs.record.value}"
+
+    # ------------------------------------------------------------ build
+
+    def build(self, cfg: PipelineConfig, video_ids: Sequence[str], progress: ProgressFactory | None = None) -> StageResult:
+        result = self.extract(cfg, video_ids, progress)
+        try:
+            self.consolidate(cfg, progress)
+        except ModelError as exc:
+            result.failures.append((STAGE, f"consolidation: {exc} (re-run ingest to resume)"))
+        self.index.refresh()
+        self.index.ensure(progress)
+        return result
+
+    def extract(self, cfg: PipelineConfig, video_ids: Sequence[str], progress: ProgressFactory | None = None) -> StageResult:
+        """Record the objects of every clip not yet done, one transaction per clip."""
+        clips = clips_of(self.store, video_ids)
+        done = self.store.done_units(STAGE)
+        pending = [c for c in clips if c.unit not in done]
+        result = StageResult(STAGE, skipped=len(clips) - len(pending))
+        bar = progress(len(pending), STAGE) if progress else None
+        for start in range(0, len(pending), cfg.caption_batch_size):
+            batch = pending[start : start + cfg.caption_batch_size]
+            try:
+                result.done += self._extract_batch(batch, result)
+            except ModelError as exc:
+                left = len(pending) - start
+                result.failures.append((STAGE, f"{exc} ({left} clips left without objects; re-run ingest to resume)"))
+                break
+            finally:
+                if bar is not None:
+                    bar.update(len(batch))
+        if bar is not None:
+            bar.close()
+        return result
+
+    def _extract_batch(self, batch: list[ClipRow], result: StageResult) -> int:
+        views, clips = [], []
+        for clip in batch:
+            try:
+                views.append(clip_view(self.store, clip))
+                clips.append(clip)
+            except StoreError as exc:
+                result.failures.append((clip.unit, str(exc)))
+        if not views:
+            return 0
+        per_clip = self.models.vision.extract_objects(views)
+        if len(per_clip) != len(views):
+            raise RuntimeError(f"extract_objects returned {len(per_clip)} lists for {len(views)} clips")
+        for clip, records in zip(clips, per_clip):
+            with self.store.transaction() as tx:
+                tx.executemany(
+                    "INSERT INTO object_observations (clip_id, video_id, t_start, t_end, name, kind, "
+                    "appearance_json, identity_json, value) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    [
+                        (clip.id, clip.video_id, clip.t_start, clip.t_end, r.name, r.kind,
+                         json.dumps(r.appearance), json.dumps(r.identity), r.value)
+                        for r in records
+                    ],
+                )
+                Store.mark_done(tx, STAGE, clip.unit)
+        return len(clips)
+
+    def consolidate(self, cfg: PipelineConfig, progress: ProgressFactory | None = None) -> int:
+        """Link every pending observation to an object. Returns how many were linked."""
+        rows = self.store.query("SELECT * FROM object_observations WHERE object_id IS NULL ORDER BY t_start, id")
+        if not rows:
+            return 0
+        pending = [_Observation.from_row(r) for r in rows]
+        with self.store.transaction() as tx:  # objects whose clips were re-sampled away
+            tx.execute("DELETE FROM objects WHERE id NOT IN (SELECT object_id FROM object_observations "
+                       "WHERE object_id IS NOT NULL)")
+        entities = self._load_entities()
+        bar = progress(len(pending), "consolidate objects", unit="record") if progress else None
+        for start in range(0, len(pending), cfg.object_batch_size):
+            batch = pending[start : start + cfg.object_batch_size]
+            self._consolidate_batch(batch, entities, cfg.object_merge_threshold)
+            if bar is not None:
+                bar.update(len(batch))
+        if bar is not None:
+            bar.close()
+        return len(pending)
+
+    def _embed(self, texts: list[str]) -> np.ndarray:
+        """Normalised embeddings, each distinct text embedded once."""
+        distinct = list(dict.fromkeys(texts))
+        vectors = np.asarray(self.models.text_embedder.embed(distinct), dtype=np.float32)
+        vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
+        row = {text: i for i, text in enumerate(distinct)}
+        return vectors[[row[t] for t in texts]]
+
+    def _load_entities(self) -> list[_Entity]:
+        rows = self.store.query("SELECT * FROM objects ORDER BY id")
+        members: dict[int, list[_Observation]] = {}
+        for r in self.store.query(
+            "SELECT * FROM object_observations WHERE object_id IS NOT NULL ORDER BY t_start, id"
+        ):
+            members.setdefault(r["object_id"], []).append(_Observation.from_row(r))
+        if not rows:
+            return []
+        ends = self._embed([o.key for r in rows for o in (members[r["id"]][0], members[r["id"]][-1])])
+        return [
+            _Entity(
+                id=r["id"], name=r["name"], kind=r["kind"],
+                appearance=json.loads(r["appearance_json"]), identity=json.loads(r["identity_json"]),
+                first_seen=r["first_seen"], last_seen=r["last_seen"], summary=r["summary"],
+                clip_ids={o.clip_id for o in members[r["id"]]}, vectors=ends[2 * n : 2 * n + 2],
+            )
+            for n, r in enumerate(rows)
+        ]
+
+    def _candidates(
+        self, batch: list[_Observation], vectors: np.ndarray, entities: list[_Entity], threshold: float
+    ) -> list[list[tuple[float, str, int]]]:
+        """Per observation, up to MAX_CANDIDATES (similarity, 'object'|'record', index), most
+        similar first: those above the gate, and those with the very same name (a name is
+        stronger evidence than any embedding, and the model still decides).
+
+        Two records from one clip are never one entity, so such pairs are not proposed.
+        """
+        if entities:
+            firsts = np.stack([e.vectors[0] for e in entities])
+            latests = np.stack([e.vectors[-1] for e in entities])
+            to_entities = np.maximum(vectors @ firsts.T, vectors @ latests.T)
+        to_batch = vectors @ vectors.T
+        candidates = []
+        for i, obs in enumerate(batch):
+            name = obs.record.name.casefold()
+            found = [
+                (float(to_entities[i, e]), "object", e)
+                for e, entity in enumerate(entities)
+                if entity.kind == obs.record.kind and obs.clip_id not in entity.clip_ids
+                and (to_entities[i, e] >= threshold or entity.name.casefold() == name)
+            ]
+            found += [
+                (float(to_batch[i, j]), "record", j)
+                for j in range(i)
+                if batch[j].record.kind == obs.record.kind and batch[j].clip_id != obs.clip_id
+                and (to_batch[i, j] >= threshold or batch[j].record.name.casefold() == name)
+            ]
+            found.sort(key=lambda c: (-c[0], c[1], c[2]))
+            candidates.append(found[:MAX_CANDIDATES])
+        return candidates
+
+    def _consolidate_batch(self, batch: list[_Observation], entities: list[_Entity], threshold: float) -> None:
+        vectors = self._embed([o.key for o in batch])
+        candidates = self._candidates(batch, vectors, entities, threshold)
+        pairs = [
+            (obs.record, entities[target].as_record() if kind == "object" else batch[target].record)
+            for obs, found in zip(batch, candidates)
+            for _, kind, target in found
+        ]
+        decided = self.models.language.same_entity(pairs) if pairs else []
+        if len(decided) != len(pairs):
+            raise RuntimeError(f"same_entity returned {len(decided)} decisions for {len(pairs)} pairs")
+        decisions = iter(decided)
+        assigned: list[int] = []
+        for i, (obs, found) in enumerate(zip(batch, candidates)):
+            chosen = None
+            for (_, kind, target), same in zip(found, [next(decisions) for _ in found]):
+                entity = target if kind == "object" else assigned[target]
+                if same and obs.clip_id not in entities[entity].clip_ids:
+                    chosen = entity
+                    break
+            if chosen is None:
+                r = obs.record
+                entities.append(
+                    _Entity(None, r.name, r.kind, [], [], obs.t_start, obs.t_end, "", set(), vectors[i : i + 1])
+                )
+                chosen = len(entities) - 1
+            entities[chosen].absorb(obs, vectors[i])
+            assigned.append(chosen)
+        changed = [e for e in entities if e.changed]
+        self._summarise(changed)
+        self._write(batch, assigned, entities, changed)
+        for entity in changed:
+            entity.new_values.clear()
+            entity.changed = False
+
+    def _summarise(self, changed: list[_Entity]) -> None:
+        """Fold this batch's values into each changed object's summary (TeleMem's incremental merge).
+
+        A new object seen once needs no model call: its one value is its summary.
+        """
+        groups, targets = [], []
+        for entity in changed:
+            lines = ([entity.summary] if entity.summary else []) + [
+                f"At {self._time(t)}: {value}" for t, value in entity.new_values
+            ]
+            if len(lines) == 1:
+                entity.summary = lines[0]
+            else:
+                groups.append(lines)
+                targets.append(entity)
+        if groups:
+            for entity, summary in zip(targets, self.models.language.summarise(groups)):
+                entity.summary = summary.strip()
+
+    def _write(self, batch: list[_Observation], assigned: list[int], entities: list[_Entity], changed: list[_Entity]) -> None:
+        with self.store.transaction() as tx:
+            for entity in changed:
+                values = (
+                    entity.name, entity.kind, json.dumps(entity.appearance), json.dumps(entity.identity),
+                    entity.first_seen, entity.last_seen, entity.summary,
+                )
+                if entity.id is None:
+                    cursor = tx.execute(
+                        "INSERT INTO objects (name, kind, appearance_json, identity_json, first_seen, last_seen, "
+                        "summary) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                        values,
+                    )
+                    entity.id = cursor.lastrowid
+                else:
+                    tx.execute(
+                        "UPDATE objects SET name = ?, kind = ?, appearance_json = ?, identity_json = ?, "
+                        "first_seen = ?, last_seen = ?, summary = ? WHERE id = ?",
+                        (*values, entity.id),
+                    )
+            tx.executemany(
+                "UPDATE object_observations SET object_id = ? WHERE id = ?",
+                [(entities[e].id, obs.id) for obs, e in zip(batch, assigned)],
+            )
+
+    # ------------------------------------------------------------ retrieve
+
+    def retrieve(
+        self, query: str, top_k: int, until: float | None = None, video_id: str | None = None
+    ) -> list[Evidence]:
+        """The `top_k` objects whose visible observations best match `query`; each evidence's
+        range is the clip of its best-matching observation."""
+        where, params = scope_sql(until, video_id)
+        allowed = (
+            [r["id"] for r in self.store.query(f"SELECT id FROM object_observations WHERE {where}", params)]
+            if where else None
+        )
+        best = self._best_per_object(query, top_k, allowed)
+        return [self._evidence(obs_id, score, where, params) for obs_id, score in best]
+
+    def _best_per_object(self, query: str, top_k: int, allowed: list[int] | None) -> list[tuple[int, float]]:
+        """Best observation per object; fetches more hits until top_k distinct objects are found."""
+        k = top_k * 4
+        while True:
+            hits = self.index.search(query, k, allowed)
+            owners = self._owners([obs_id for obs_id, _ in hits])
+            best: dict[object, tuple[int, float]] = {}
+            for obs_id, score in hits:
+                best.setdefault(owners[obs_id], (obs_id, score))
+            if len(best) >= top_k or len(hits) < k:
+                return list(best.values())[:top_k]
+            k *= 2
+
+    def _owners(self, obs_ids: list[int]) -> dict[int, object]:
+        """Observation id → its object id, or ('record', id) while not consolidated yet."""
+        if not obs_ids:
+            return {}
+        marks = ",".join("?" * len(obs_ids))
+        rows = self.store.query(f"SELECT id, object_id FROM object_observations WHERE id IN ({marks})", tuple(obs_ids))
+        return {r["id"]: r["object_id"] if r["object_id"] is not None else ("record", r["id"]) for r in rows}
+
+    def _evidence(self, obs_id: int, score: float, where: str, params: tuple) -> Evidence:
+        hit = self.store.query("SELECT * FROM object_observations WHERE id = ?", (obs_id,))[0]
+        if hit["object_id"] is None:
+            visible, obj, total = [hit], None, 1
+        else:
+            scope = f" AND {where}" if where else ""
+            visible = self.store.query(
+                f"SELECT * FROM object_observations WHERE object_id = ?{scope} ORDER BY t_start, id",
+                (hit["object_id"], *params),
+            )
+            obj = self.store.query("SELECT * FROM objects WHERE id = ?", (hit["object_id"],))[0]
+            total = self.store.query(
+                "SELECT COUNT(*) AS n FROM object_observations WHERE object_id = ?", (hit["object_id"],)
+            )[0]["n"]
+        text = self._describe([_Observation.from_row(r) for r in visible], _Observation.from_row(hit), obj, total)
+        return Evidence(hit["t_start"], hit["t_end"], text, "object", score, hit["video_id"])
+
+    def _describe(self, visible: list[_Observation], hit: _Observation, obj, total: int) -> str:
+        """An object as the question may see it: built from visible observations only; its stored
+        name and summary are used only when every observation behind them is visible."""
+        everything = obj is not None and len(visible) == total
+        name = obj["name"] if everything else visible[0].record.name
+        appearance: list[str] = []
+        identity: list[str] = []
+        for o in visible:
+            appearance = _union(appearance, o.record.appearance)
+            identity = _union(identity, o.record.identity)
+        cues = []
+        if appearance:
+            cues.append("appearance: " + ", ".join(appearance))
+        if identity:
+            cues.append("identity: " + ", ".join(identity))
+        first, last = visible[0].t_start, max(o.t_end for o in visible)
+        sightings = f"{len(visible)} sighting{'s' if len(visible) != 1 else ''}"
+        lines = [
+            f"{hit.record.kind.capitalize()} '{name}'" + (f" ({'; '.join(cues)})" if cues else "")
+            + f", first seen {self._time(first)}, last seen {self._time(last)}, {sightings}.",
+            f"Here: {hit.record.value}",
+        ]
+        if everything and len(visible) > 1:
+            lines.append(f"Summary: {obj['summary']}")
+        elif len(visible) > 1:
+            recent = visible[-SHOWN_VALUES:]
+            lines.append("Seen: " + " ".join(f"At {self._time(o.t_start)}: {o.record.value}" for o in recent))
+        return " ".join(line.rstrip(".") + "." for line in lines)
+
+
+def reset(store: Store, video_ids: Sequence[str]) -> None:
+    """Forget these videos' observations and all consolidation (objects span videos), so the
+    next build re-extracts them and re-consolidates every observation deterministically."""
+    units = [c.unit for c in clips_of(store, video_ids)]
+    with store.transaction() as tx:
+        tx.execute("UPDATE object_observations SET object_id = NULL")
+        tx.execute("DELETE FROM objects")
+        tx.executemany("DELETE FROM object_observations WHERE video_id = ?", [(v,) for v in video_ids])
+        tx.executemany("DELETE FROM stage_progress WHERE stage = ? AND unit = ?", [(STAGE, u) for u in units])

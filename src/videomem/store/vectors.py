@@ -1,0 +1,182 @@
+"""Vector indexes derived from SQLite rows.
+
+An index is a cache: SQLite holds the texts, the index holds their embeddings under the rows'
+ids. Each index file has a sidecar naming the embedder that built it and a fingerprint of the
+rows it covers, so a missing, foreign (other embedder) or stale (rows removed or rewritten)
+index is rebuilt from SQLite instead of silently answering from old data; rows appended since
+(a later ingest) are added without re-embedding the rest.
+
+Search is exact inner product over L2-normalised vectors (cosine). Scoping a search to some
+rows (query time `until`, one `video_id`) happens in SQL first; the allowed ids then reach FAISS
+as an `IDSelectorBatch`, so the top k are the true top k among visible rows for any store size
+(over-fetching and filtering afterwards can return fewer than k when most rows are hidden).
+Selectors only work on CPU indexes, which is why a GPU copy is not made.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+
+import numpy as np
+from tqdm import tqdm
+
+from videomem.config import RoleConfig
+from videomem.errors import StoreError
+from videomem.models.base import TextEmbedder
+from videomem.store.db import Store
+
+EMBED_CHUNK = 256
+"""Texts per embed call while (re)building, so the progress bar moves on large stores."""
+
+Rows = Callable[[], Iterable[tuple[int, str]]]
+ProgressFactory = Callable[..., tqdm]
+"""`StageContext.progress`: (total, description, unit=...) → a tqdm bar."""
+
+
+def embedder_identity(cfg: RoleConfig, dim: int) -> str:
+    """What must match for stored vectors to be comparable with a new query's vector."""
+    return f"{cfg.backend}:{cfg.model or 'default'}:{dim}"
+
+
+def _fingerprint(rows: Sequence[tuple[int, str]]) -> str:
+    digest = hashlib.sha256()
+    for row_id, text in rows:
+        digest.update(f"{row_id}\x1f{text}\x1e".encode())
+    return digest.hexdigest()
+
+
+def _faiss():
+    import faiss
+
+    return faiss
+
+
+class VectorIndex:
+    """FAISS `IndexIDMap(IndexFlatIP)` over `rows()`, persisted as `index_dir/<name>.faiss`.
+
+    Staleness is checked the first time the index is used in this process (and again after
+    `refresh()`), because checking means reading every row's text.
+    """
+
+    def __init__(self, store: Store, name: str, rows: Rows, embedder: TextEmbedder, embedder_id: str) -> None:
+        self.store = store
+        self.name = name
+        self.rows = rows
+        self.embedder = embedder
+        self.embedder_id = embedder_id
+        self._index = None
+
+    @property
+    def path(self) -> Path:
+        return self.store.index_dir / f"{self.name}.faiss"
+
+    @property
+    def meta_path(self) -> Path:
+        return self.store.index_dir / f"{self.name}.json"
+
+    def refresh(self) -> None:
+        """Forget the loaded index so the next use re-checks it against SQLite."""
+        self._index = None
+
+    def ensure(self, progress: ProgressFactory | None = None) -> bool:
+        """Load the index, bringing it up to date with SQLite. Returns True if it changed.
+
+        Rows appended since the index was written (the usual case: a later ingest) are embedded
+        and added; any other change — a row rewritten or deleted, another embedder, a missing
+        or unreadable file — rebuilds the index from all rows.
+        """
+        if self._index is not None:
+            return False
+        rows = sorted(self.rows())
+        meta = self._meta(rows)
+        stored = self._stored_meta()
+        index = self._read() if stored is not None else None
+        if index is not None and index.ntotal != stored.get("count"):
+            index = None  # killed between writing the index and its sidecar
+        if index is not None and stored == meta:
+            self._index = index
+            return False
+        if index is not None and stored["embedder"] == self.embedder_id:
+            kept = [row for row in rows if row[0] <= stored["max_id"]]
+            if self._meta(kept) == stored:
+                self._index = self._add(index, rows[len(kept) :], progress)
+                self._save(meta)
+                return True
+        faiss = _faiss()
+        self._index = self._add(faiss.IndexIDMap(faiss.IndexFlatIP(self.embedder.dim)), rows, progress)
+        self._save(meta)
+        return True
+
+    def _meta(self, rows: list[tuple[int, str]]) -> dict:
+        return {
+            "embedder": self.embedder_id,
+            "count": len(rows),
+            "max_id": rows[-1][0] if rows else 0,
+            "fingerprint": _fingerprint(rows),
+        }
+
+    def _stored_meta(self) -> dict | None:
+        try:
+            return json.loads(self.meta_path.read_text())
+        except (OSError, json.JSONDecodeError):
+            return None
+
+    def _read(self):
+        if not self.path.is_file():
+            return None
+        try:
+            return _faiss().read_index(str(self.path))
+        except RuntimeError:
+            return None
+
+    def _add(self, index, rows: list[tuple[int, str]], progress: ProgressFactory | None):
+        bar = progress(len(rows), f"index {self.name}", unit="text") if progress and rows else None
+        for start in range(0, len(rows), EMBED_CHUNK):
+            chunk = rows[start : start + EMBED_CHUNK]
+            vectors = self._vectors([text for _, text in chunk])
+            index.add_with_ids(vectors, np.array([row_id for row_id, _ in chunk], dtype=np.int64))
+            if bar is not None:
+                bar.update(len(chunk))
+        if bar is not None:
+            bar.close()
+        return index
+
+    def _save(self, meta: dict) -> None:
+        self.store.index_dir.mkdir(parents=True, exist_ok=True)
+        tmp_index = self.path.with_suffix(".faiss.tmp")
+        tmp_meta = self.meta_path.with_suffix(".json.tmp")
+        try:
+            _faiss().write_index(self._index, str(tmp_index))
+            tmp_meta.write_text(json.dumps(meta))
+            os.replace(tmp_index, self.path)
+            os.replace(tmp_meta, self.meta_path)
+        except OSError as exc:
+            raise StoreError(f"{self.store.index_dir}: cannot write index {self.name!r} ({exc.strerror})") from None
+
+    def _vectors(self, texts: Sequence[str]) -> np.ndarray:
+        vectors = np.ascontiguousarray(self.embedder.embed(list(texts)), dtype=np.float32)
+        if vectors.shape != (len(texts), self.embedder.dim):
+            raise ValueError(f"embedder returned shape {vectors.shape}, expected ({len(texts)}, {self.embedder.dim})")
+        _faiss().normalize_L2(vectors)
+        return vectors
+
+    def search(self, query: str, k: int, allowed_ids: Sequence[int] | None = None) -> list[tuple[int, float]]:
+        """Top `k` (row id, cosine) for `query`, best first, among `allowed_ids` when given."""
+        self.ensure()
+        index = self._index
+        limit = index.ntotal if allowed_ids is None else min(index.ntotal, len(allowed_ids))
+        k = min(k, limit)
+        if k <= 0:
+            return []
+        vector = self._vectors([query])
+        if allowed_ids is None:
+            scores, ids = index.search(vector, k)
+        else:
+            faiss = _faiss()
+            selector = faiss.IDSelectorBatch(np.asarray(allowed_ids, dtype=np.int64))
+            scores, ids = index.search(vector, k, params=faiss.SearchParameters(sel=selector))
+        return [(int(i), float(s)) for i, s in zip(ids[0], scores[0]) if i >= 0]

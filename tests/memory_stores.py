@@ -1,0 +1,92 @@
+"""Stores for the memory, agent and `ask` tests.
+
+* `hand_store`: rows written directly (videos, clips, frames with rendered text), for unit tests
+  of the memories and the agent loop that must not depend on the video pipeline.
+* `scripted_store`: the shortest scripted video from `videomem.eval.synth`, ingested end to end
+  with the offline models. It is built once per test session, so every test module that
+  needs it shares one ingest.
+* `offline_models`: one offline ModelSet per session (loading OCR and MiniLM takes seconds).
+"""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+
+from PIL import Image, ImageDraw, ImageFont
+
+from videomem.config import load_models, load_pipeline
+from videomem.eval.questions import Question
+from videomem.eval.synth import MIN_MINUTES, ScriptedEvent, SynthCorpus, synth
+from videomem.models.registry import ModelSet
+from videomem.pipeline.runner import ingest
+from videomem.store import Store
+
+CLIP = 10.0
+
+
+@functools.cache
+def offline_models() -> ModelSet:
+    return ModelSet(load_models())
+
+
+def _frame(text: str | None) -> Image.Image:
+    image = Image.new("RGB", (320, 180), (90, 110, 150))
+    if text:
+        draw = ImageDraw.Draw(image)
+        draw.rectangle([10, 50, 310, 130], fill=(245, 245, 240))
+        draw.text((160, 90), text, fill=(0, 0, 0), anchor="mm", font=ImageFont.load_default(size=22))
+    return image
+
+
+def hand_store(root: Path, texts: list[str | None], video_id: str = "v", t_offset: float = 0.0) -> Store:
+    """One video of len(texts) 10-s clips, 2 frames each showing that clip's text."""
+    store = Store(root, create=True)
+    frames_dir = store.frames_dir / video_id
+    frames_dir.mkdir(parents=True, exist_ok=True)
+    with store.transaction() as tx:
+        tx.execute(
+            "INSERT INTO videos (id, path, t_offset, duration, fps, n_frames, width, height, rotation, probe_json)"
+            " VALUES (?, ?, ?, ?, 25, ?, 320, 180, 0, '{}')",
+            (video_id, f"{video_id}.mp4", t_offset, CLIP * len(texts), int(25 * CLIP * len(texts))),
+        )
+        for idx, text in enumerate(texts):
+            t0 = t_offset + idx * CLIP
+            clip_id = tx.execute(
+                "INSERT INTO clips (video_id, idx, t_start, t_end) VALUES (?, ?, ?, ?)", (video_id, idx, t0, t0 + CLIP)
+            ).lastrowid
+            for k, dt in enumerate((2.5, 7.5)):
+                relative = f"frames/{video_id}/{idx:05d}_{k}.jpg"
+                _frame(text).save(store.root / relative, quality=90)
+                tx.execute(
+                    "INSERT INTO frames (clip_id, video_id, t, path, width, height) VALUES (?, ?, ?, ?, 320, 180)",
+                    (clip_id, video_id, t0 + dt, relative),
+                )
+    return store
+
+
+@functools.cache
+def scripted_store(base: Path) -> tuple[Path, SynthCorpus]:
+    """(store directory, corpus) of the session's ingested scripted video: generated and
+    ingested on the first call, shared by every later one."""
+    root = base / "scripted"
+    corpus = synth(root / "corpus", minutes=MIN_MINUTES, seed=0)
+    store_dir = root / "store"
+    with Store(store_dir, create=True) as store:
+        report = ingest(corpus.videos, store, load_pipeline(corpus.pipeline), offline_models, show_progress=False)
+    assert report.ok, report.all_failures()
+    return store_dir, corpus
+
+
+SINGLE_EVENT = {"key information retrieval", "entity recognition", "event understanding"}
+"""Question categories whose answer lies in one scripted event."""
+
+
+def late_question(corpus: SynthCorpus, after: float = 120.0) -> tuple[Question, ScriptedEvent]:
+    """A question about one event that happens after `after` seconds, and that event."""
+    for q in corpus.questions:
+        if set(q.categories) <= SINGLE_EVENT and len(q.targets) == 1 and q.targets[0][0] >= after:
+            t_start, t_end = q.targets[0]
+            event = next(e for e in corpus.events if e.t_start == t_start and e.t_end == t_end)
+            return q, event
+    raise AssertionError("the scripted corpus has no single-event question after 2 minutes")

@@ -1,0 +1,274 @@
+"""Event memory, key-value object memory and their vector indexes."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+from memory_stores import hand_store, offline_models, scripted_store
+
+from videomem.config import PipelineConfig
+from videomem.errors import ModelError
+from videomem.eval.synth import MIN_MINUTES
+from videomem.memory.events import EventMemory
+from videomem.memory.objects import ObjectMemory
+from videomem.models.base import ClipView, ObjectRecord
+from videomem.store import Store
+
+PIPELINE = PipelineConfig(caption_batch_size=3, object_batch_size=4)
+
+
+class ScriptedVision:
+    """VisionTasks double: captions name the clip's start; objects come from a script per clip."""
+
+    def __init__(self, objects: dict[float, list[ObjectRecord]] | None = None, fail_on_call: int | None = None) -> None:
+        self.objects = objects or {}
+        self.fail_on_call = fail_on_call
+        self.batches: list[int] = []
+
+    def _call(self, clips: Sequence[ClipView]) -> None:
+        self.batches.append(len(clips))
+        if self.fail_on_call == len(self.batches):
+            raise ModelError("vision server went away")
+
+    def caption_clips(self, clips: Sequence[ClipView]) -> list[str]:
+        self._call(clips)
+        assert all(len(c.frames) == 2 and c.frames[0].size == (320, 180) for c in clips)
+        return [f"caption of the clip starting at {c.t_start:g} s" for c in clips]
+
+    def extract_objects(self, clips: Sequence[ClipView]) -> list[list[ObjectRecord]]:
+        self._call(clips)
+        return [self.objects.get(c.t_start, []) for c in clips]
+
+
+class _Swapped:
+    """The session's offline models with some task roles swapped for doubles (built lazily,
+    so a test that swaps a role never loads the real one)."""
+
+    def __init__(self, **doubles) -> None:
+        self._doubles = {k: v for k, v in doubles.items() if v is not None}
+
+    def __getattr__(self, name: str):
+        return self._doubles[name] if name in self._doubles else getattr(offline_models(), name)
+
+
+def _with(vision=None, language=None) -> _Swapped:
+    return _Swapped(vision=vision, language=language)
+
+
+# ------------------------------------------------------------------ event memory and index
+
+
+def test_events_caption_every_clip_in_batches_and_resume(tmp_path: Path) -> None:
+    store = hand_store(tmp_path, [None] * 7)
+    failing = ScriptedVision(fail_on_call=2)
+    result = EventMemory(store, _with(vision=failing)).build(PIPELINE, ["v"])
+    assert result.done == 3 and len(result.failures) == 1 and "4 clips left" in result.failures[0][1]
+    assert store.query("SELECT COUNT(*) FROM events")[0][0] == 3
+
+    vision = ScriptedVision()
+    result = EventMemory(store, _with(vision=vision)).build(PIPELINE, ["v"])
+    assert (result.done, result.skipped, result.failures) == (4, 3, [])
+    assert vision.batches == [3, 1]
+    rows = store.query("SELECT t_start, t_end, text FROM events ORDER BY t_start")
+    assert [(r[0], r[1]) for r in rows] == [(i * 10.0, i * 10.0 + 10) for i in range(7)]
+    assert rows[4][2] == "caption of the clip starting at 40 s"
+
+    again = ScriptedVision()
+    result = EventMemory(store, _with(vision=again)).build(PIPELINE, ["v"])
+    assert (result.done, result.skipped, again.batches) == (0, 7, [])
+    assert store.query("SELECT COUNT(*) FROM events")[0][0] == 7
+
+
+class _CountingEmbedder:
+    def __init__(self, real) -> None:
+        self.real, self.dim, self.texts = real, real.dim, 0
+
+    def embed(self, texts):
+        self.texts += len(texts)
+        return self.real.embed(texts)
+
+
+def _events_store(tmp_path: Path) -> Store:
+    store = hand_store(tmp_path, [None] * 4)
+    texts = [
+        "A red balloon floats over a green field.",
+        "A man repairs a bicycle in a garage.",
+        "On-screen text reads 'TRAIN TO PARIS'.",
+        "Two people cook pasta in a kitchen.",
+    ]
+    with store.transaction() as tx:
+        for clip, text in zip(store.query("SELECT * FROM clips ORDER BY idx"), texts):
+            tx.execute(
+                "INSERT INTO events (clip_id, video_id, t_start, t_end, text) VALUES (?, 'v', ?, ?, ?)",
+                (clip["id"], clip["t_start"], clip["t_end"], text),
+            )
+    return store
+
+
+def test_index_rebuilds_when_missing_or_rows_change(tmp_path: Path) -> None:
+    store = _events_store(tmp_path)
+    models = offline_models()
+    index = EventMemory(store, models).index
+    assert index.ensure() is True
+    assert index.path.is_file() and index.meta_path.is_file()
+    assert EventMemory(store, models).index.ensure() is False  # loaded from disk
+
+    index.path.unlink()
+    assert EventMemory(store, models).index.ensure() is True
+
+    with store.transaction() as tx:
+        tx.execute("UPDATE events SET text = 'A dog chases a frisbee on a beach.' WHERE t_start = 30")
+    memory = EventMemory(store, models)
+    assert memory.index.ensure() is True
+    assert memory.retrieve("dog with a frisbee", 1)[0].t_start == 30
+
+    with store.transaction() as tx:
+        clip = tx.execute("INSERT INTO clips (video_id, idx, t_start, t_end) VALUES ('v', 4, 40, 50)").lastrowid
+        tx.execute(
+            "INSERT INTO events (clip_id, video_id, t_start, t_end, text) VALUES (?, 'v', 40, 50, 'Fireworks at night.')",
+            (clip,),
+        )
+    counting = _CountingEmbedder(models.text_embedder)
+    memory = EventMemory(store, _Swapped(text_embedder=counting))
+    assert memory.index.ensure() is True
+    assert memory.index._index.ntotal == 5 and counting.texts == 1  # appended: only the new row embedded
+    assert memory.retrieve("fireworks", 1)[0].t_start == 40
+
+    meta = json.loads(memory.index.meta_path.read_text())
+    memory.index.meta_path.write_text(json.dumps({**meta, "embedder": "openai:other-model:1536"}))
+    assert EventMemory(store, models).index.ensure() is True
+
+
+def test_event_retrieve_honours_until_and_video(tmp_path: Path) -> None:
+    store = _events_store(tmp_path)
+    memory = EventMemory(store, offline_models())
+    assert memory.retrieve("train to Paris", 1)[0].t_start == 20
+    hidden = memory.retrieve("train to Paris", 10, until=25)
+    assert len(hidden) == 2 and all(e.t_end <= 25 for e in hidden)
+    assert len(memory.retrieve("train to Paris", 10, until=30)) == 3  # ends exactly at until: visible
+    assert memory.retrieve("train", 3, video_id="other") == []
+    assert {e.source for e in memory.retrieve("bicycle", 4)} == {"event"}
+
+
+# ------------------------------------------------------------------ object memory
+
+ALICE = ["red coat", "long black hair"]
+BOB = ["blue shirt", "short grey hair", "glasses"]
+
+
+def _people_script() -> dict[float, list[ObjectRecord]]:
+    woman = dict(name="woman in a red coat", kind="person", identity=["carries a brown handbag"])
+    man = dict(name="man in a blue shirt", kind="person", identity=["older man"])
+    return {
+        0.0: [ObjectRecord(**woman, appearance=ALICE, value="walks towards the door")],
+        10.0: [
+            ObjectRecord(**woman, appearance=["red coat"], value="opens the door"),
+            ObjectRecord(**man, appearance=BOB, value="sits on a bench"),
+        ],
+        20.0: [ObjectRecord(**man, appearance=["blue shirt"], value="reads a newspaper")],
+        30.0: [ObjectRecord(**woman, appearance=["long black hair", "red coat"], value="leaves through the door")],
+    }
+
+
+def _objects(store: Store) -> list[tuple]:
+    rows = store.query(
+        "SELECT o.name, o.first_seen, o.last_seen, o.appearance_json, COUNT(b.id) AS n, GROUP_CONCAT(b.t_start) AS ts "
+        "FROM objects o JOIN object_observations b ON b.object_id = o.id GROUP BY o.id ORDER BY o.first_seen"
+    )
+    return [tuple(r) for r in rows]
+
+
+def test_consolidation_merges_one_person_and_keeps_two_apart(tmp_path: Path) -> None:
+    store = hand_store(tmp_path, [None] * 5)
+    memory = ObjectMemory(store, _with(vision=ScriptedVision(_people_script())))
+    result = memory.build(PIPELINE, ["v"])
+    assert result.failures == [] and result.done == 5
+    objects = _objects(store)
+    assert len(objects) == 2, objects
+    woman, man = objects
+    assert woman[0] == "woman in a red coat" and woman[4] == 3
+    assert (woman[1], woman[2]) == (0.0, 40.0)  # earliest first_seen, latest last_seen
+    assert set(json.loads(woman[3])) == set(ALICE)
+    assert man[0] == "man in a blue shirt" and man[4] == 2 and man[1] == 10.0
+    assert store.query("SELECT COUNT(*) FROM object_observations WHERE object_id IS NULL")[0][0] == 0
+
+    assert memory.consolidate(PIPELINE) == 0  # nothing pending: re-running creates nothing
+    assert _objects(store) == objects
+
+
+class FailingLanguage:
+    """Delegates to the real language model but fails the n-th same_entity call (a killed run)."""
+
+    def __init__(self, real, fail_on_call: int) -> None:
+        self.real, self.fail_on_call, self.calls = real, fail_on_call, 0
+
+    def same_entity(self, pairs):
+        self.calls += 1
+        if self.calls == self.fail_on_call:
+            raise ModelError("language server went away")
+        return self.real.same_entity(pairs)
+
+    def summarise(self, groups):
+        return self.real.summarise(groups)
+
+
+def test_consolidation_resumes_to_the_same_result(tmp_path: Path) -> None:
+    script = _people_script()
+    small_batches = PipelineConfig(object_batch_size=2)
+    clean = hand_store(tmp_path / "clean", [None] * 5)
+    ObjectMemory(clean, _with(vision=ScriptedVision(script))).build(small_batches, ["v"])
+
+    killed = hand_store(tmp_path / "killed", [None] * 5)
+    flaky = FailingLanguage(offline_models().language, fail_on_call=2)
+    result = ObjectMemory(killed, _with(vision=ScriptedVision(script), language=flaky)).build(small_batches, ["v"])
+    assert any("consolidation" in why for _, why in result.failures)
+    pending = killed.query("SELECT COUNT(*) FROM object_observations WHERE object_id IS NULL")[0][0]
+    assert 0 < pending < 6
+
+    ObjectMemory(killed, _with(vision=ScriptedVision(script))).build(small_batches, ["v"])
+    assert _objects(killed) == _objects(clean)
+
+
+def test_object_retrieval_shows_only_what_was_visible(tmp_path: Path) -> None:
+    store = hand_store(tmp_path, [None] * 5)
+    memory = ObjectMemory(store, _with(vision=ScriptedVision(_people_script())))
+    memory.build(PIPELINE, ["v"])
+
+    full = memory.retrieve("woman in a red coat", 1)[0]
+    assert full.source == "object" and "3 sightings" in full.text
+    assert "leaves" in full.text or "Summary" in full.text
+
+    early = memory.retrieve("woman in a red coat leaving through the door", 2, until=20)
+    assert early and all(e.t_end <= 20 for e in early)
+    woman = next(e for e in early if "red coat" in e.text)
+    assert "2 sightings" in woman.text and "leaves" not in woman.text and "00:00:40" not in woman.text
+    assert "long black hair" in woman.text  # from the first observation, which is visible
+
+    before_man = memory.retrieve("man reading a newspaper", 5, until=10)
+    assert len(before_man) == 1 and "blue shirt" not in before_man[0].text
+
+
+# ------------------------------------------------------------------ end to end on the offline models
+
+
+@pytest.fixture(scope="module")
+def scripted(tmp_path_factory):
+    return scripted_store(tmp_path_factory.getbasetemp())
+
+
+def test_ingest_writes_one_event_per_clip_with_on_screen_text(scripted) -> None:
+    store_dir, corpus = scripted
+    with Store(store_dir) as store:
+        n_clips = store.query("SELECT COUNT(*) FROM clips")[0][0]
+        assert n_clips == MIN_MINUTES * 6  # 10-s clips
+        assert store.query("SELECT COUNT(*) FROM events")[0][0] == n_clips
+        events = {r["t_start"]: r["text"] for r in store.query("SELECT t_start, text FROM events")}
+        read = sum(e.text.lower() in events[e.t_start].lower() for e in corpus.events)
+        assert read >= 0.9 * len(corpus.events)
+        assert store.query("SELECT COUNT(*) FROM objects")[0][0] > 0
+        assert store.query("SELECT COUNT(*) FROM object_observations WHERE object_id IS NULL")[0][0] == 0
+        assert (store.index_dir / "events.faiss").is_file()
+        assert (store.index_dir / "object_observations.faiss").is_file()
