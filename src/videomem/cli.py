@@ -23,7 +23,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 out = Console()
-err = Console(stderr=True)
+err = Console(stderr=True, soft_wrap=True)  # an error is one line, however narrow the terminal
 
 StoreOpt = Annotated[Path, typer.Option("--store", "-s", help="Store directory (one per corpus).")]
 ModelsOpt = Annotated[
@@ -96,6 +96,178 @@ def info(store: StoreOpt) -> None:
             out.print(f"stage {stage}: {n} units done", highlight=False)
         for v in videos:
             out.print(f"  {v['id']}  {format_clock(v['duration'])}", highlight=False)
+
+
+AgentOpt = Annotated[
+    Optional[Path], typer.Option("--agent", help="Agent profile (agents/*.yaml). Default: agents/telemem.yaml.")
+]
+UntilOpt = Annotated[
+    Optional[str],
+    typer.Option("--until", help="Query time: only memory recorded by then is used (seconds, HH:MM:SS, 'DAY1 11:09:42')."),
+]
+VideoOpt = Annotated[Optional[str], typer.Option("--video", help="Answer from this video only (file name without extension).")]
+
+
+@app.command()
+def ask(
+    question: Annotated[str, typer.Argument(help="The question.")],
+    store: StoreOpt,
+    choices: Annotated[
+        Optional[str], typer.Option("--choices", help="Multiple choice: comma-separated options, \"opt A,opt B,opt C,opt D\".")
+    ] = None,
+    until: UntilOpt = None,
+    video: VideoOpt = None,
+    agent: AgentOpt = None,
+    models: ModelsOpt = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print exactly one JSON object.")] = False,
+) -> None:
+    """Answer a question from a store's memory: the answer, its evidence time ranges and the trace."""
+    import json
+
+    from videomem.agent.react import Agent
+    from videomem.config import load_agent
+    from videomem.memory.clips import TimeText
+    from videomem.models.registry import ModelSet
+    from videomem.store import Store
+    from videomem.timeline import parse_time
+
+    options = [c.strip() for c in choices.split(",") if c.strip()] if choices is not None else None
+    cutoff = parse_time(until) if until is not None else None
+    cfg = load_agent(agent)
+    with Store(store) as db:
+        answer = Agent(db, ModelSet.from_file(models), cfg).ask(question, options, cutoff, video)
+        if as_json:
+            print(json.dumps(answer.to_json(), ensure_ascii=False))
+        else:
+            typer.echo(answer.render(TimeText(db)))
+
+
+@app.command()
+def chat(
+    store: StoreOpt,
+    until: UntilOpt = None,
+    video: VideoOpt = None,
+    agent: AgentOpt = None,
+    models: ModelsOpt = None,
+) -> None:
+    """Ask questions one per line (stdin) until end of input or 'exit'."""
+    from videomem.agent.react import Agent
+    from videomem.config import load_agent
+    from videomem.memory.clips import TimeText
+    from videomem.models.registry import ModelSet
+    from videomem.store import Store
+    from videomem.timeline import parse_time
+
+    cutoff = parse_time(until) if until is not None else None
+    cfg = load_agent(agent)
+    with Store(store) as db:
+        responder, time_text = Agent(db, ModelSet.from_file(models), cfg), TimeText(db)
+        interactive = sys.stdin.isatty()
+        while True:
+            if interactive:
+                err.print("> ", end="")
+            line = sys.stdin.readline()
+            question = line.strip()
+            if not line or question.lower() in ("exit", "quit"):
+                break
+            if not question:
+                continue
+            try:
+                answer = responder.ask(question, None, cutoff, video)
+            except VideomemError as exc:
+                err.print(f"error: {exc}", markup=False, highlight=False)
+                continue
+            typer.echo(answer.render(time_text) + "\n")
+
+
+@app.command()
+def synth(
+    outdir: Annotated[Path, typer.Argument(help="Directory for the videos, the question file and script.json.")],
+    minutes: Annotated[
+        Optional[float], typer.Option("--minutes", help="Length of the single video (default 30), or footage per day with --days.")
+    ] = None,
+    days: Annotated[Optional[int], typer.Option("--days", help="Make an EgoLife-style corpus of 30-s clips over N days (2-7).")] = None,
+    seed: Annotated[int, typer.Option("--seed", help="Same seed, same benchmark.")] = 0,
+    fmt: Annotated[
+        Optional[str], typer.Option("--format", help="lvbench (one video) or egolife (days of clips). Default: egolife with --days.")
+    ] = None,
+) -> None:
+    """Generate a scripted benchmark: on-screen text events at known times and questions about them."""
+    from videomem.eval.synth import synth as make
+
+    corpus = make(outdir, minutes=minutes, days=days, seed=seed, fmt=fmt)
+    typer.echo(f"{len(corpus.videos)} video(s), {len(corpus.events)} events, {len(corpus.questions)} questions")
+    typer.echo(f"questions: {corpus.questions_file}")
+    typer.echo(
+        f"next: videomem ingest {corpus.root / 'videos'} --store STORE --pipeline {corpus.pipeline} --timeline {corpus.timeline}"
+    )
+    typer.echo(f"then: videomem eval {corpus.format} --questions {corpus.questions_file} --store STORE")
+
+
+@app.command()
+def frame(
+    store: StoreOpt,
+    at: Annotated[str, typer.Option("--at", help="Corpus time: seconds, MM:SS, HH:MM:SS, 'DAY1 11:09:42' or HHMMSSFF.")],
+    output: Annotated[Path, typer.Option("--output", "-o", help="Where to write the JPEG.")],
+    video: Annotated[Optional[str], typer.Option("--video", help="Only frames of this video (file name without extension).")] = None,
+) -> None:
+    """Write the stored frame nearest a corpus time."""
+    import shutil
+
+    from videomem.store import Store
+    from videomem.timeline import parse_time
+
+    t = parse_time(at)
+    with Store(store) as db:
+        if video:
+            sql, params = "SELECT video_id, t, path FROM frames WHERE video_id = ? ORDER BY abs(t - ?) LIMIT 1", (video, t)
+        else:
+            sql, params = "SELECT video_id, t, path FROM frames ORDER BY abs(t - ?) LIMIT 1", (t,)
+        rows = db.query(sql, params)
+        if not rows:
+            scope = f"video {video!r}" if video else "this store"
+            raise VideomemError(f"{store}: no frames stored for {scope} (run `videomem ingest ... --stages sample`)")
+        row = rows[0]
+        source = db.root / row["path"]
+        if not source.is_file():
+            raise VideomemError(f"{source}: frame file is missing from the store")
+        output.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(source, output)
+    out.print(f"{output}: {row['video_id']} at {format_clock(row['t'])} ({row['t']:.2f}s)", markup=False, highlight=False)
+
+
+@app.command(name="eval")
+def eval_(
+    benchmark: Annotated[str, typer.Argument(help="egolife, lvbench or videomme (long subset).")],
+    questions: Annotated[
+        Path, typer.Option("--questions", help="EgoLifeQA_*.json, LVBench video_info.meta.jsonl, or Video-MME rows (.json/.jsonl).")
+    ],
+    store: StoreOpt,
+    out_dir: Annotated[
+        Optional[Path], typer.Option("--out", help="Output directory. Default: runs/<benchmark>-<agent name>.")
+    ] = None,
+    agent: Annotated[
+        Optional[Path], typer.Option("--agent", help="Agent profile. Default: agents/telemem.yaml; baseline: agents/caption-rag.yaml.")
+    ] = None,
+    models: ModelsOpt = None,
+    jobs: Annotated[int, typer.Option("--jobs", min=1, help="Questions answered at once (threads).")] = 1,
+    limit: Annotated[Optional[int], typer.Option("--limit", min=1, help="Only the first N questions.")] = None,
+) -> None:
+    """Answer a benchmark's questions from a store: results.jsonl, report.md and plots (resumable)."""
+    from videomem.config import load_agent
+    from videomem.eval.harness import run_eval
+
+    target = out_dir or Path("runs") / f"{benchmark}-{load_agent(agent).name}"
+    result = run_eval(benchmark, questions, store, target, agent_path=agent, models_path=models, jobs=jobs, limit=limit)
+    s = result.summary
+    typer.echo(f"accuracy {100 * s.accuracy:.1f}% ({s.correct}/{s.n})")
+    for category, (correct, total) in s.categories.items():
+        typer.echo(f"  {category}: {100 * correct / total:.1f}% ({correct}/{total})")
+    tiou = "n/a" if s.mean_tiou is None else f"{s.mean_tiou:.3f}"
+    typer.echo(f"mean tIoU {tiou}; {s.tokens:.0f} tokens and {s.seconds:.2f} s per question")
+    if result.skipped:
+        typer.echo(f"skipped {len(result.skipped)} question(s) whose video is not in the store", err=True)
+    typer.echo(f"report: {result.out_dir / 'report.md'}")
 
 
 def main() -> None:

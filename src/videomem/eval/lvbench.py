@@ -1,0 +1,85 @@
+"""LVBench (`video_info.meta.jsonl`): one video per line, its questions inside.
+
+A line (public schema; extra fields such as `video_info` are ignored):
+    {"key": "Cm73ma6Ibcs", "type": "documentary", "qa": [{"uid": "55",
+     "question": "What year appears in the opening caption of the video?\\n(A) 1636\\n(B) 1366\\n(C) 1363\\n(D) 1633",
+     "answer": "D", "question_type": ["key information retrieval"], "time_reference": "00:15-00:19"}]}
+
+The options live inside the question after "\\n(A) ". `question_type` is a list: a question
+counts once for each of its tags. `time_reference` is "MM:SS-MM:SS" (HH:MM:SS for long
+videos); several ranges may be separated by commas. A store holds the videos keyed by `key`.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from videomem.errors import TimeFormatError
+from videomem.eval.questions import LETTERS, Question, answer_letter, read_jsonl, record_error, require
+from videomem.timeline import parse_time
+
+CATEGORIES = (
+    "temporal grounding",
+    "summarization",
+    "reasoning",
+    "entity recognition",
+    "event understanding",
+    "key information retrieval",
+)
+_OPTION = re.compile(r"\n\(([A-Z])\)[ \t]*")
+
+
+def load_lvbench(path: str | Path) -> list[Question]:
+    path = Path(path)
+    questions: list[Question] = []
+    for index, record in read_jsonl(path):
+        key = require(record, "key", str, path, index)
+        qa = require(record, "qa", list, path, index)
+        questions += [_question(item, key, path, f"{index} qa[{i}]") for i, item in enumerate(qa)]
+    return questions
+
+
+def _question(item: object, key: str, path: Path, index: str) -> Question:
+    uid = require(item, "uid", (str, int), path, index)
+    full = require(item, "question", str, path, index)
+    parts = _OPTION.split(full)
+    text, letters, options = parts[0].strip(), parts[1::2], [p.strip() for p in parts[2::2]]
+    if len(options) < 2 or "".join(letters) != LETTERS[: len(letters)] or not all(options):
+        raise record_error(path, index, "question", f"expected options '\\n(A) ...\\n(B) ...', got {full!r}")
+    answer = answer_letter(require(item, "answer", str, path, index), len(options), path, index)
+    tags = require(item, "question_type", (list, str), path, index)
+    tags = [tags] if isinstance(tags, str) else tags
+    if not tags or not all(isinstance(t, str) and t.strip() for t in tags):
+        raise record_error(path, index, "question_type", f"expected a non-empty list of tags, got {tags!r}")
+    reference = item.get("time_reference", "") if isinstance(item, dict) else ""
+    return Question(
+        id=str(uid),
+        question=text,
+        choices=tuple(options),
+        answer=answer,
+        categories=tuple(t.strip() for t in tags),
+        video_id=key,
+        until=None,
+        targets=_ranges(reference, path, index),
+    )
+
+
+def _ranges(reference: object, path: Path, index: str) -> tuple[tuple[float, float], ...]:
+    if reference is None or reference == "":
+        return ()
+    if not isinstance(reference, str):
+        raise record_error(path, index, "time_reference", f"expected 'MM:SS-MM:SS', got {reference!r}")
+    ranges = []
+    for part in reference.split(","):
+        bounds = part.strip().split("-")
+        try:
+            if len(bounds) != 2:
+                raise TimeFormatError("not a range")
+            start, end = parse_time(bounds[0]), parse_time(bounds[1])
+        except TimeFormatError:
+            raise record_error(path, index, "time_reference", f"expected 'MM:SS-MM:SS', got {reference!r}") from None
+        if end < start:
+            raise record_error(path, index, "time_reference", f"range ends before it starts: {part.strip()!r}")
+        ranges.append((start, end))
+    return tuple(ranges)

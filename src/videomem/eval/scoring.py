@@ -1,0 +1,118 @@
+"""Scoring: which letter a reply chose, accuracy overall and per category, temporal IoU.
+
+Answer parsing never guesses: a reply with no clear letter is scored wrong, so a model cannot
+gain from a random fallback.
+
+Temporal IoU of a question = |E ∩ T| / |E ∪ T|, where E is the union of the evidence time ranges
+the answer cites and T the union of the target ranges (overlaps inside each union count once).
+Ranges are compared per video: evidence from another video adds to E ∪ T but never to E ∩ T.
+A target that is a moment (EgoLifeQA annotates times, not spans) counts as a window of
+`point_window` seconds centred on it. Questions without targets have no tIoU (None).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+
+from videomem.eval.questions import LETTERS
+
+POINT_WINDOW = 30.0
+"""Seconds a moment target stands for: one EgoLife clip."""
+
+_TAGGED = re.compile(r"<answer>(.*?)</answer>", re.IGNORECASE | re.DOTALL)
+_STANDALONE = re.compile(r"(?<![A-Za-z0-9])([A-Z])(?![A-Za-z0-9])")
+_ARTICLE = re.compile(r"\s+[a-z]")
+
+
+def parse_answer(text: str | None, n_choices: int = 4) -> str | None:
+    """The letter a reply chose, or None.
+
+    First a letter inside <answer>…</answer>; otherwise a standalone capital letter among the
+    options (A–D for four). "A" followed by a lower-case word is the article, not an option. Two
+    different letters, or none, is unparseable.
+    """
+    if not text:
+        return None
+    allowed = LETTERS[:n_choices]
+    tagged = _TAGGED.search(text)
+    letter = _only_letter(tagged.group(1), allowed) if tagged else None
+    return letter or _only_letter(text, allowed)
+
+
+def _only_letter(text: str, allowed: str) -> str | None:
+    found = {
+        m.group(1)
+        for m in _STANDALONE.finditer(text)
+        if m.group(1) in allowed and not (m.group(1) == "A" and _ARTICLE.match(text, m.end()))
+    }
+    return found.pop() if len(found) == 1 else None
+
+
+def accuracy(correct: Sequence[bool]) -> float:
+    return sum(correct) / len(correct) if correct else 0.0
+
+
+def per_category(rows: Iterable[tuple[Sequence[str], bool]]) -> dict[str, tuple[int, int]]:
+    """category → (correct, total); a question with several tags counts once in each."""
+    table: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    for categories, correct in rows:
+        for category in dict.fromkeys(categories):
+            table[category][0] += int(correct)
+            table[category][1] += 1
+    return {k: (v[0], v[1]) for k, v in sorted(table.items())}
+
+
+Span = tuple[float, float]
+
+
+def temporal_iou(
+    evidence: Sequence[tuple[str | None, float, float]],
+    targets: Sequence[Span],
+    video_id: str | None = None,
+    point_window: float = POINT_WINDOW,
+) -> float | None:
+    """tIoU of evidence (video_id, t_start, t_end) with the targets of a question.
+
+    `video_id` is the question's video (None on a single corpus timeline such as EgoLife, where
+    every evidence range is comparable with the targets).
+    """
+    if not targets:
+        return None
+    half = point_window / 2
+    target = _union([(a - half, b + half) if b <= a else (a, b) for a, b in targets])
+    same, other = [], []
+    for vid, start, end in evidence:
+        (same if video_id is None or vid == video_id else other).append((start, end))
+    mine = _union(same)
+    inter = _length(_intersection(mine, target))
+    union = _length(_union(mine + target)) + _length(_union(other))
+    return inter / union if union > 0 else 0.0
+
+
+def _union(spans: Iterable[Span]) -> list[Span]:
+    merged: list[list[float]] = []
+    for start, end in sorted((a, b) for a, b in spans if b > a):
+        if merged and start <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], end)
+        else:
+            merged.append([start, end])
+    return [(a, b) for a, b in merged]
+
+
+def _intersection(first: list[Span], second: list[Span]) -> list[Span]:
+    out, i, j = [], 0, 0
+    while i < len(first) and j < len(second):
+        start, end = max(first[i][0], second[j][0]), min(first[i][1], second[j][1])
+        if end > start:
+            out.append((start, end))
+        if first[i][1] < second[j][1]:
+            i += 1
+        else:
+            j += 1
+    return out
+
+
+def _length(spans: Iterable[Span]) -> float:
+    return sum(b - a for a, b in spans)

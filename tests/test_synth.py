@@ -1,0 +1,152 @@
+"""The scripted benchmark generator: deterministic, aligned to clips, readable by OCR, and
+asking questions whose answers depend on the right moment."""
+
+import hashlib
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import av
+import numpy as np
+import pytest
+
+from videomem.eval.synth import MIN_MINUTES, synth
+from videomem.errors import VideomemError
+from videomem.timeline import egolife_start, visible
+
+
+@pytest.fixture(scope="module")
+def single(tmp_path_factory):
+    return synth(tmp_path_factory.mktemp("single"), minutes=MIN_MINUTES, seed=7)
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory):
+    return synth(tmp_path_factory.mktemp("ego"), days=2, seed=7)
+
+
+def _digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_same_seed_same_benchmark_other_seed_other_one(single, tmp_path):
+    again = synth(tmp_path / "again", minutes=MIN_MINUTES, seed=7)
+    assert again.events == single.events
+    assert again.questions == single.questions
+    assert _digest(again.videos[0]) == _digest(single.videos[0])
+    assert _digest(again.questions_file) == _digest(single.questions_file)
+    other = synth(tmp_path / "other", minutes=MIN_MINUTES, seed=8)
+    assert [e.text for e in other.events] != [e.text for e in single.events]
+
+
+def test_single_video_events_fill_whole_clips(single):
+    with av.open(str(single.videos[0])) as container:
+        stream = container.streams.video[0]
+        duration = float(stream.duration * stream.time_base)
+    assert duration == pytest.approx(MIN_MINUTES * 60, abs=0.5)
+    events = sorted(single.events, key=lambda e: e.t_start)
+    for event in events:
+        assert event.t_start % 10 == 0 and event.t_end % 10 == 0 and 10 <= event.t_end - event.t_start <= 20
+        assert 0 <= event.t_start and event.t_end <= duration
+        assert event.video_id == single.videos[0].stem
+    for before, after in zip(events, events[1:]):
+        assert before.t_end < after.t_start  # at least one quiet clip between events
+    script = json.loads((single.root / "script.json").read_text())
+    assert [e["text"] for e in script] == [e.text for e in single.events]
+
+
+def test_single_video_questions_point_at_their_events(single):
+    spans = {(e.t_start, e.t_end): e for e in single.events}
+    assert len(single.questions) >= 20
+    for q in single.questions:
+        assert q.video_id == single.videos[0].stem and q.until is None
+        assert len(q.choices) == 4 and len(set(q.choices)) == 4
+        assert all(span in spans for span in q.targets), q
+    letters = {q.answer for q in single.questions}
+    assert len(letters) >= 3  # answers are spread over the options
+
+
+def test_distractors_also_appear_in_the_video(single):
+    on_screen = " ".join(e.text for e in single.events)
+    what = [q for q in single.questions if q.question.startswith("What does")]
+    where_put = [q for q in single.questions if re.match(r"Where (is|are) the .* put", q.question)]
+    assert what and where_put
+    for q in what + where_put:
+        for choice in q.choices:
+            assert choice.upper().removeprefix("THE ") in on_screen, (q.question, choice)
+        # The right answer is the one shown with the question's subject, at its own time.
+        (event,) = [e for e in single.events if (e.t_start, e.t_end) == q.targets[0]]
+        assert q.answer_text.upper().removeprefix("THE ") in event.text
+
+
+def test_frame_text_is_readable_by_ocr(single):
+    from rapidocr import RapidOCR
+
+    event = next(e for e in single.events if e.kind == "action")
+    with av.open(str(single.videos[0])) as container:
+        stream = container.streams.video[0]
+        middle = (event.t_start + event.t_end) / 2
+        container.seek(int(middle / stream.time_base), stream=stream)
+        frame = next(f for f in container.decode(stream) if f.time >= middle - 0.5)
+    result = RapidOCR()(frame.to_ndarray(format="bgr24"))
+    read = " ".join(result.txts or ())
+    assert event.text in read
+    assert event.location in read
+
+
+def test_egolife_corpus_names_files_by_start_time(corpus):
+    assert len(corpus.videos) == len(corpus.events) == 16
+    for path, event in zip(sorted(corpus.videos), sorted(corpus.events, key=lambda e: e.t_start)):
+        assert re.fullmatch(r"DAY[12]_A1_JAKE_\d{8}\.mp4", path.name) and path.parent.name == path.name[:4]
+        assert egolife_start(path) == event.t_start
+        assert event.t_end - event.t_start == 30
+
+
+def test_egolife_answers_depend_on_query_time(corpus):
+    by_question: dict[str, list] = {}
+    for q in corpus.questions:
+        assert q.until is not None and q.video_id is None
+        assert all(visible(t + 15, q.until) for t, _ in q.targets), q  # the answer was recorded in time
+        by_question.setdefault(q.question, []).append(q)
+    keys = by_question["Where did I last put the keys?"]
+    assert len(keys) == 4 and len({q.answer_text for q in keys}) == 4
+    for earlier, later in zip(keys, keys[1:]):
+        assert earlier.until < later.until
+        # Each earlier answer is still among the options later, and wrong there.
+        assert earlier.answer_text in later.choices and earlier.answer_text != later.answer_text
+    changing = [qs for qs in by_question.values() if len({q.answer_text for q in qs}) > 1]
+    assert len(changing) >= 3  # keys, lunch, shopping list
+
+
+def test_egolife_question_file_has_the_public_fields(corpus):
+    records = json.loads(corpus.questions_file.read_text())
+    assert corpus.questions_file.name == "EgoLifeQA_A1_JAKE.json"
+    required = {"ID", "query_time", "type", "question", "choice_a", "choice_b", "choice_c", "choice_d", "answer",
+                "target_time", "keywords", "reason", "need_audio", "need_name", "last_time", "trigger"}
+    for record in records:
+        assert required <= set(record)
+    shapes = {type(r["target_time"]).__name__ + str(sorted(r["target_time"]) if isinstance(r["target_time"], dict) else "")
+              for r in records}
+    assert "str" in shapes and "dict['date', 'time']" in shapes
+
+
+def test_bad_arguments_are_one_line_errors(tmp_path):
+    with pytest.raises(VideomemError, match="at least 12 minutes"):
+        synth(tmp_path / "a", minutes=5)
+    with pytest.raises(VideomemError, match="2 to 7 days"):
+        synth(tmp_path / "b", days=1)
+    with pytest.raises(VideomemError, match="cannot be used with --format lvbench"):
+        synth(tmp_path / "c", days=2, fmt="lvbench")
+
+
+def test_cli_writes_a_benchmark_and_refuses_to_overwrite(tmp_path):
+    command = [sys.executable, "-m", "videomem.cli", "synth", str(tmp_path / "b"), "--days", "2", "--seed", "1"]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "16 video(s), 16 events, 12 questions" in done.stdout
+    assert (tmp_path / "b" / "EgoLifeQA_A1_JAKE.json").is_file()
+    again = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    assert again.returncode == 2
+    assert again.stderr.strip().startswith("error:") and "already holds a generated benchmark" in again.stderr
