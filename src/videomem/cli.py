@@ -5,6 +5,7 @@ User errors (`VideomemError`) print one line, `error: ...`, and exit 2; no trace
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import Annotated, Optional
@@ -15,6 +16,8 @@ from rich.console import Console
 from videomem.config import STAGE_ORDER, load_pipeline
 from videomem.errors import VideomemError
 from videomem.timeline import format_clock
+
+DEFAULT_WORKERS = min(os.cpu_count() or 1, 8)
 
 app = typer.Typer(
     help="Turn long videos into a multimodal memory and ask questions of it.",
@@ -55,7 +58,9 @@ def ingest(
     stages: Annotated[
         Optional[str], typer.Option("--stages", help=f"Comma-separated subset of: {','.join(STAGE_ORDER)}.")
     ] = None,
-    workers: Annotated[int, typer.Option("--workers", min=1, help="Decode processes.")] = 1,
+    workers: Annotated[
+        int, typer.Option("--workers", min=1, help="Decode processes; long videos are split between them.")
+    ] = DEFAULT_WORKERS,
     force: Annotated[bool, typer.Option("--force", help="Redo stages already done.")] = False,
 ) -> None:
     """Build (or resume) a store: sample clips and frames, then caption and extract objects."""
