@@ -141,6 +141,10 @@ def test_index_rebuilds_when_missing_or_rows_change(tmp_path: Path) -> None:
     memory.index.meta_path.write_text(json.dumps({**meta, "embedder": "openai:other-model:1536"}))
     assert EventMemory(store, models).index.ensure() is True
 
+    meta = json.loads(memory.index.meta_path.read_text())
+    memory.index.meta_path.write_text(json.dumps({"embedder": meta["embedder"], "count": meta["count"]}))
+    assert EventMemory(store, models).index.ensure() is True  # a sidecar of another layout: rebuilt
+
 
 def test_event_retrieve_honours_until_and_video(tmp_path: Path) -> None:
     store = _events_store(tmp_path)

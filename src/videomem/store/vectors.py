@@ -120,10 +120,12 @@ class VectorIndex:
         }
 
     def _stored_meta(self) -> dict | None:
+        """The sidecar, or None when it is missing, unreadable or of another layout (rebuild)."""
         try:
-            return json.loads(self.meta_path.read_text())
+            meta = json.loads(self.meta_path.read_text())
         except (OSError, json.JSONDecodeError):
             return None
+        return meta if isinstance(meta, dict) and set(meta) == set(self._meta([])) else None
 
     def _read(self):
         if not self.path.is_file():
