@@ -12,6 +12,7 @@ from memory_stores import SINGLE_EVENT, hand_store, late_question, offline_model
 from videomem.agent.react import Agent
 from videomem.agent.tools import Memories, ToolCallError, Toolbox
 from videomem.config import PROJECT_ROOT, AgentConfig, load_agent
+from videomem.errors import ModelError
 from videomem.evidence import Evidence
 from videomem.models.base import AgentState, AnswerOut, ClipView, ToolCall, Usage
 from videomem.store import Store
@@ -22,7 +23,7 @@ TEXTS = ["RED BALLOON", "TRAIN TO PARIS", "BLUE BICYCLE", "OPEN MARKET", "NIGHT 
 class ScriptedLanguage:
     """LanguageTasks double for the loop: plans come from a script; every call costs 10 + 5 tokens."""
 
-    def __init__(self, plans: list[ToolCall], meter) -> None:
+    def __init__(self, plans: list[ToolCall | Exception], meter) -> None:
         self.plans = list(plans)
         self.meter = meter
         self.states: list[AgentState] = []
@@ -31,7 +32,10 @@ class ScriptedLanguage:
     def plan_step(self, state: AgentState) -> ToolCall:
         self.meter.add("llm", Usage(10, 5, 0.0, 1))
         self.states.append(AgentState(**{**state.__dict__, "history": list(state.history)}))
-        return self.plans.pop(0) if self.plans else ToolCall(thought="keep looking", tool="video.retrieval", arguments={"query": "x"})
+        plan = self.plans.pop(0) if self.plans else ToolCall(thought="keep looking", tool="video.retrieval", arguments={"query": "x"})
+        if isinstance(plan, Exception):
+            raise plan
+        return plan
 
     def answer(self, question: str, choices: list[str] | None, evidence: Sequence[Evidence]) -> AnswerOut:
         self.meter.add("llm", Usage(10, 5, 0.0, 1))
@@ -184,6 +188,16 @@ def test_retries_exhausted_forces_finish(events_store: Store) -> None:
     assert len(models.language.states) == 2
     assert [s["tool"] for s in answer.trace] == ["video.nothing", "video.nothing", "finish", "answer"]
     assert answer.trace[2]["forced"] is True and "malformed" in answer.trace[2]["observation"]
+
+
+def test_planner_output_unusable_after_its_reasks_counts_as_a_malformed_call(events_store: Store) -> None:
+    unusable = ModelError("plan_step: the llm model 'x' gave unusable output 3 time(s); last error: not JSON")
+    plans = [unusable, _call("video.retrieval", "search", query="train to Paris", top_k=2), _call("finish")]
+    agent, _ = _agent(events_store, plans, call_retries=2)
+    answer = agent.ask("Which train is shown?", ["A bus", "A train to Paris"])
+    assert answer.trace[0]["error"] is True and "unusable output" in answer.trace[0]["observation"]
+    assert [s["tool"] for s in answer.trace] == ["plan", "video.retrieval", "finish", "answer"]
+    assert answer.choice == "B"
 
 
 def test_trace_is_complete_and_tokens_add_up(events_store: Store) -> None:

@@ -23,7 +23,7 @@ from typing import Any
 from videomem.agent.answer import Answer
 from videomem.agent.tools import FINISH, Memories, ToolCallError, Toolbox
 from videomem.config import AgentConfig
-from videomem.errors import VideomemError
+from videomem.errors import ModelError, VideomemError
 from videomem.evidence import Evidence
 from videomem.models.base import AgentState, AnswerOut, StepRecord
 from videomem.models.registry import ModelSet
@@ -139,7 +139,23 @@ class Agent:
         """Plan one call and run it; a malformed call goes back to the planner with its error
         (it stays in the history, so the planner can learn from it). None after the bound."""
         for attempt in range(self.cfg.call_retries + 1):
-            call = self.models.language.plan_step(state)
+            try:
+                call = self.models.language.plan_step(state)
+            except ModelError as exc:
+                # The planner's own JSON re-asks are spent; count it as one malformed call.
+                trace.append(
+                    {
+                        "step": state.step,
+                        "attempt": attempt + 1,
+                        "thought": "",
+                        "tool": "plan",
+                        "arguments": {},
+                        "observation": str(exc),
+                        "error": True,
+                        **meter.lap(),
+                    }
+                )
+                continue
             try:
                 return call, toolbox.call(call.tool, call.arguments)
             except ToolCallError as exc:
