@@ -287,6 +287,22 @@ def _committed_clips(db: Path) -> int:
         return 0
 
 
+def _survivors(marker: str, wait: float = 10.0) -> list[int]:
+    """Pids of processes whose command line mentions `marker`, once they had `wait` s to exit."""
+    deadline = time.monotonic() + wait
+    while True:
+        pids = []
+        for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+            try:
+                if marker.encode() in cmdline.read_bytes():
+                    pids.append(int(cmdline.parent.name))
+            except OSError:
+                continue
+        if not pids or time.monotonic() > deadline:
+            return pids
+        time.sleep(0.2)
+
+
 def test_sigkill_then_resume_equals_clean_run(run_cli, tmp_path: Path) -> None:
     video = make_video(tmp_path / "talk.mp4", seconds=600, size=(64, 48), fps=2, gop=10)
     video.with_suffix(".srt").write_text(
@@ -307,6 +323,7 @@ def test_sigkill_then_resume_equals_clean_run(run_cli, tmp_path: Path) -> None:
         time.sleep(0.01)
     os.kill(proc.pid, signal.SIGKILL)
     assert proc.wait(timeout=30) == -signal.SIGKILL
+    assert _survivors(str(killed)) == [], "decode workers outlived the killed ingest"
     at_kill = _committed_clips(killed / "memory.sqlite")
     assert 30 <= at_kill < 300, "the ingest was not killed part-way"
 

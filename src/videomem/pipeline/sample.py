@@ -14,7 +14,10 @@ from __future__ import annotations
 import json
 import math
 import multiprocessing
+import os
 import shutil
+import threading
+import time
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
@@ -218,6 +221,18 @@ def _jobs(
     ]
 
 
+def _exit_with_parent(parent: int) -> None:
+    """A killed ingest never shuts its pool down, and forked workers hold the task pipe open
+    themselves, so they would wait forever: each follows its parent out instead."""
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(1)
+
+    threading.Thread(target=watch, daemon=True).start()
+
+
 def _outcomes(jobs: list[ClipJob], workers: int) -> Iterator[tuple[ClipJob, SampledClip | VideoError]]:
     """Sampled clips as they are ready, or the VideoError that stopped a job."""
     if workers <= 1:
@@ -233,7 +248,9 @@ def _outcomes(jobs: list[ClipJob], workers: int) -> Iterator[tuple[ClipJob, Samp
     # decode and write JPEGs; they never touch SQLite or models.
     method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
     context = multiprocessing.get_context(method)
-    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+    with ProcessPoolExecutor(
+        max_workers=workers, mp_context=context, initializer=_exit_with_parent, initargs=(os.getpid(),)
+    ) as pool:
         futures = {pool.submit(_sample_all, job): job for job in jobs}
         for future in as_completed(futures):
             job = futures[future]
