@@ -7,14 +7,16 @@ that knows the layout.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from PIL import Image
 
-from videomem.errors import StoreError
+from videomem.errors import ModelError, StoreError
 from videomem.models.base import ClipView
+from videomem.pipeline.base import StageResult
 from videomem.store import Store
+from videomem.store.vectors import ProgressFactory
 from videomem.timeline import TimelineKind, format_time
 
 VISIBLE_SLACK = 1e-6
@@ -103,3 +105,38 @@ def scope_sql(until: float | None, video_id: str | None) -> tuple[str, tuple]:
         terms.append("video_id = ?")
         params.append(video_id)
     return " AND ".join(terms), tuple(params)
+
+
+def process_pending_clips(
+    store: Store,
+    stage: str,
+    video_ids: Sequence[str],
+    batch_size: int,
+    work: Callable[[list[ClipRow], StageResult], int],
+    progress: ProgressFactory | None,
+    left_behind: str,
+) -> StageResult:
+    """Run `work(batch, result)` (returns clips done) over the clips not yet done for `stage`.
+
+    A model failure ends the stage's run and is reported, not raised: the clips already done
+    are committed, and the next ingest resumes at the first clip left.
+    """
+    clips = clips_of(store, video_ids)
+    done = store.done_units(stage)
+    pending = [c for c in clips if c.unit not in done]
+    result = StageResult(stage, skipped=len(clips) - len(pending))
+    bar = progress(len(pending), stage) if progress else None
+    for start in range(0, len(pending), batch_size):
+        batch = pending[start : start + batch_size]
+        try:
+            result.done += work(batch, result)
+        except ModelError as exc:
+            left = len(pending) - start
+            result.failures.append((stage, f"{exc} ({left} clips left {left_behind}; re-run ingest to resume)"))
+            break
+        finally:
+            if bar is not None:
+                bar.update(len(batch))
+    if bar is not None:
+        bar.close()
+    return result

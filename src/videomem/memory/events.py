@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from videomem.config import PipelineConfig
-from videomem.errors import ModelError, StoreError
+from videomem.errors import StoreError
 from videomem.evidence import Evidence
-from videomem.memory.clips import ClipRow, clip_view, clips_of, scope_sql
+from videomem.memory.clips import ClipRow, clip_view, clips_of, process_pending_clips, scope_sql
 from videomem.models.registry import ModelSet
 from videomem.pipeline.base import StageResult
 from videomem.store import Store
@@ -43,24 +43,9 @@ class EventMemory:
 
     def build(self, cfg: PipelineConfig, video_ids: Sequence[str], progress: ProgressFactory | None = None) -> StageResult:
         """Caption every clip of these videos that has no caption yet, then refresh the index."""
-        clips = clips_of(self.store, video_ids)
-        done = self.store.done_units(STAGE)
-        pending = [c for c in clips if c.unit not in done]
-        result = StageResult(STAGE, skipped=len(clips) - len(pending))
-        bar = progress(len(pending), STAGE) if progress else None
-        for start in range(0, len(pending), cfg.caption_batch_size):
-            batch = pending[start : start + cfg.caption_batch_size]
-            try:
-                result.done += self._caption_batch(batch, result)
-            except ModelError as exc:
-                left = len(pending) - start
-                result.failures.append((STAGE, f"{exc} ({left} clips left uncaptioned; re-run ingest to resume)"))
-                break
-            finally:
-                if bar is not None:
-                    bar.update(len(batch))
-        if bar is not None:
-            bar.close()
+        result = process_pending_clips(
+            self.store, STAGE, video_ids, cfg.caption_batch_size, self._caption_batch, progress, "uncaptioned"
+        )
         self.index.refresh()
         self.index.ensure(progress)
         return result

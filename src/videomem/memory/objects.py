@@ -27,7 +27,7 @@ import numpy as np
 from videomem.config import PipelineConfig
 from videomem.errors import ModelError, StoreError
 from videomem.evidence import Evidence
-from videomem.memory.clips import ClipRow, TimeText, clip_view, clips_of, scope_sql
+from videomem.memory.clips import ClipRow, TimeText, clip_view, clips_of, process_pending_clips, scope_sql
 from videomem.models.base import ObjectRecord
 from videomem.models.registry import ModelSet
 from videomem.pipeline.base import StageResult
@@ -170,25 +170,9 @@ class ObjectMemory:
 
     def extract(self, cfg: PipelineConfig, video_ids: Sequence[str], progress: ProgressFactory | None = None) -> StageResult:
         """Record the objects of every clip not yet done, one transaction per clip."""
-        clips = clips_of(self.store, video_ids)
-        done = self.store.done_units(STAGE)
-        pending = [c for c in clips if c.unit not in done]
-        result = StageResult(STAGE, skipped=len(clips) - len(pending))
-        bar = progress(len(pending), STAGE) if progress else None
-        for start in range(0, len(pending), cfg.caption_batch_size):
-            batch = pending[start : start + cfg.caption_batch_size]
-            try:
-                result.done += self._extract_batch(batch, result)
-            except ModelError as exc:
-                left = len(pending) - start
-                result.failures.append((STAGE, f"{exc} ({left} clips left without objects; re-run ingest to resume)"))
-                break
-            finally:
-                if bar is not None:
-                    bar.update(len(batch))
-        if bar is not None:
-            bar.close()
-        return result
+        return process_pending_clips(
+            self.store, STAGE, video_ids, cfg.caption_batch_size, self._extract_batch, progress, "without objects"
+        )
 
     def _extract_batch(self, batch: list[ClipRow], result: StageResult) -> int:
         views, clips = [], []
