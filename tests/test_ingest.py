@@ -337,3 +337,14 @@ def test_sigkill_then_resume_equals_clean_run(run_cli, tmp_path: Path) -> None:
     assert after == reference
     assert jpeg_files(killed) == jpeg_files(clean)
     assert set(jpeg_files(killed)) == {f[3] for f in after["frames"]}
+
+
+def test_ingest_reports_model_usage_per_role(run_cli, tmp_path: Path, short_video: Path) -> None:
+    sampled = run_cli("ingest", short_video, "--store", tmp_path / "s", *SAMPLE)
+    assert sampled.code == 0 and "calls," not in sampled.stdout  # no stage needed a model
+    captioned = run_cli("ingest", short_video, "--store", tmp_path / "s", "--stages", "sample,caption")
+    assert captioned.code == 0, captioned.output
+    usage = re.search(r"^vlm: (\d+) calls, (\d+) prompt \+ (\d+) completion tokens, [\d.]+ s$", captioned.stdout, re.M)
+    assert usage is not None, captioned.stdout
+    calls, completion = int(usage.group(1)), int(usage.group(3))
+    assert calls >= 1 and completion > 0

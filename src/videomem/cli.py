@@ -77,6 +77,12 @@ def ingest(
         )
     for result in report.results:
         out.print(f"{result.stage}: {result.done} done, {result.skipped} already done, {len(result.failures)} failed")
+    for role, usage in sorted(report.usage.items()):
+        out.print(
+            f"{role}: {usage.calls} calls, {usage.prompt_tokens} prompt + {usage.completion_tokens} completion tokens,"
+            f" {usage.seconds:.1f} s",
+            highlight=False,
+        )
     failures = report.all_failures()
     if failures:
         err.print(f"[red]{len(failures)} failure(s):[/red]")

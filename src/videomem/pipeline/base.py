@@ -56,6 +56,11 @@ class StageContext:
             self._models = self.models_factory()
         return self._models
 
+    @property
+    def models_built(self) -> ModelSet | None:
+        """The models, if any stage needed them (so a run can report their usage)."""
+        return self._models
+
     def progress(self, total: int, desc: str, unit: str = "clip") -> tqdm:
         return tqdm(total=total, desc=desc, unit=unit, disable=not self.show_progress, dynamic_ncols=True, leave=True)
 

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from videomem.config import STAGE_ORDER, PipelineConfig
 from videomem.errors import ConfigError, VideomemError
+from videomem.models.base import Usage
 from videomem.models.registry import ModelSet
 from videomem.pipeline.base import Stage, StageContext, StageResult, VideoSource
 from videomem.store import Store
@@ -34,6 +35,8 @@ def build_stage(name: str) -> Stage:
 class IngestReport:
     results: list[StageResult] = field(default_factory=list)
     failures: list[tuple[str, str]] = field(default_factory=list)
+    usage: dict[str, Usage] = field(default_factory=dict)
+    """Model usage per role over the run (empty when no stage needed a model)."""
 
     @property
     def ok(self) -> bool:
@@ -121,4 +124,6 @@ def ingest(
         if force:
             stage.reset(store, sources)
         report.results.append(stage.run(ctx, sources))
+    if ctx.models_built is not None:
+        report.usage = ctx.models_built.meter.by_role()
     return report
