@@ -24,6 +24,7 @@ $(VTEST):
 	   (apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq opencv-doc >/dev/null 2>&1)) || true; fi
 
 test: $(STAMP) $(VTEST)
+	$(VENV)/bin/ruff check src tests benchmarks
 	$(PY) -m pytest -q
 
 demo: $(STAMP)

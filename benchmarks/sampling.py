@@ -22,6 +22,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from functools import partial
 from pathlib import Path
 
 import cv2
@@ -102,8 +103,9 @@ def main() -> None:
     runs_a, runs_b = [], []
     with tempfile.TemporaryDirectory(prefix="videomem-bench-") as tmp:
         for i in range(ROUNDS):
-            runs_a.append(timed(lambda: run_sample_stage(video, Path(tmp) / f"store{i}")))
-            runs_b.append(timed(lambda: run_opencv_every_frame(video, Path(tmp) / f"opencv{i}")))
+            store_dir, frames_dir = Path(tmp) / f"store{i}", Path(tmp) / f"opencv{i}"
+            runs_a.append(timed(partial(run_sample_stage, video, store_dir)))
+            runs_b.append(timed(partial(run_opencv_every_frame, video, frames_dir)))
     wall_a, cpu_a = (statistics.median(r[k] for r in runs_a) for k in (0, 1))
     wall_b, cpu_b = (statistics.median(r[k] for r in runs_b) for k in (0, 1))
     print(f"video: {video.name} ({SECONDS} s, {WIDTH}x{HEIGHT}, {FPS} fps, GOP {GOP}); medians of {ROUNDS} rounds")

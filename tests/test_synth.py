@@ -9,7 +9,6 @@ import sys
 from pathlib import Path
 
 import av
-import numpy as np
 import pytest
 
 from videomem.eval.synth import MIN_MINUTES, synth
