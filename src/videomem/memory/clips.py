@@ -112,14 +112,15 @@ def process_pending_clips(
     stage: str,
     video_ids: Sequence[str],
     batch_size: int,
-    work: Callable[[list[ClipRow], StageResult], int],
+    work: Callable[[list[ClipRow], list[ClipView]], None],
     progress: ProgressFactory | None,
     left_behind: str,
 ) -> StageResult:
-    """Run `work(batch, result)` (returns clips done) over the clips not yet done for `stage`.
+    """Run `work(clips, views)` over the clips not yet done for `stage`, a batch at a time.
 
-    A model failure ends the stage's run and is reported, not raised: the clips already done
-    are committed, and the next ingest resumes at the first clip left.
+    A clip whose frames cannot be read is reported and left out of its batch. A model failure
+    ends the stage's run and is reported, not raised: the clips already done are committed,
+    and the next ingest resumes at the first clip left.
     """
     clips = clips_of(store, video_ids)
     done = store.done_units(stage)
@@ -128,8 +129,17 @@ def process_pending_clips(
     bar = progress(len(pending), stage) if progress else None
     for start in range(0, len(pending), batch_size):
         batch = pending[start : start + batch_size]
+        clips, views = [], []
+        for clip in batch:
+            try:
+                views.append(clip_view(store, clip))
+                clips.append(clip)
+            except StoreError as exc:
+                result.failures.append((clip.unit, str(exc)))
         try:
-            result.done += work(batch, result)
+            if clips:
+                work(clips, views)
+                result.done += len(clips)
         except ModelError as exc:
             left = len(pending) - start
             result.failures.append((stage, f"{exc} ({left} clips left {left_behind}; re-run ingest to resume)"))

@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from videomem.config import PipelineConfig
-from videomem.errors import StoreError
 from videomem.evidence import Evidence
-from videomem.memory.clips import ClipRow, clip_view, clips_of, process_pending_clips, scope_sql
+from videomem.memory.clips import ClipRow, clips_of, process_pending_clips, scope_sql
+from videomem.models.base import ClipView
 from videomem.models.registry import ModelSet
 from videomem.pipeline.base import StageResult
 from videomem.store import Store
@@ -50,16 +50,7 @@ class EventMemory:
         self.index.ensure(progress)
         return result
 
-    def _caption_batch(self, batch: list[ClipRow], result: StageResult) -> int:
-        views, clips = [], []
-        for clip in batch:
-            try:
-                views.append(clip_view(self.store, clip))
-                clips.append(clip)
-            except StoreError as exc:
-                result.failures.append((clip.unit, str(exc)))
-        if not views:
-            return 0
+    def _caption_batch(self, clips: list[ClipRow], views: list[ClipView]) -> None:
         captions = self.models.vision.caption_clips(views)
         if len(captions) != len(views):
             raise RuntimeError(f"caption_clips returned {len(captions)} captions for {len(views)} clips")
@@ -70,7 +61,6 @@ class EventMemory:
                     (clip.id, clip.video_id, clip.t_start, clip.t_end, caption.strip()),
                 )
                 Store.mark_done(tx, STAGE, clip.unit)
-        return len(clips)
 
     def retrieve(
         self, query: str, top_k: int, until: float | None = None, video_id: str | None = None

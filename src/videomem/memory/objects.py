@@ -25,10 +25,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from videomem.config import PipelineConfig
-from videomem.errors import ModelError, StoreError
+from videomem.errors import ModelError
 from videomem.evidence import Evidence
-from videomem.memory.clips import ClipRow, TimeText, clip_view, clips_of, process_pending_clips, scope_sql
-from videomem.models.base import ObjectRecord
+from videomem.memory.clips import ClipRow, TimeText, clips_of, process_pending_clips, scope_sql
+from videomem.models.base import ClipView, ObjectRecord
 from videomem.models.registry import ModelSet
 from videomem.pipeline.base import StageResult
 from videomem.store import Store
@@ -174,16 +174,7 @@ class ObjectMemory:
             self.store, STAGE, video_ids, cfg.caption_batch_size, self._extract_batch, progress, "without objects"
         )
 
-    def _extract_batch(self, batch: list[ClipRow], result: StageResult) -> int:
-        views, clips = [], []
-        for clip in batch:
-            try:
-                views.append(clip_view(self.store, clip))
-                clips.append(clip)
-            except StoreError as exc:
-                result.failures.append((clip.unit, str(exc)))
-        if not views:
-            return 0
+    def _extract_batch(self, clips: list[ClipRow], views: list[ClipView]) -> None:
         per_clip = self.models.vision.extract_objects(views)
         if len(per_clip) != len(views):
             raise RuntimeError(f"extract_objects returned {len(per_clip)} lists for {len(views)} clips")
@@ -199,7 +190,6 @@ class ObjectMemory:
                     ],
                 )
                 Store.mark_done(tx, STAGE, clip.unit)
-        return len(clips)
 
     def consolidate(self, cfg: PipelineConfig, progress: ProgressFactory | None = None) -> int:
         """Link every pending observation to an object. Returns how many were linked."""
