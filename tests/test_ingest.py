@@ -329,7 +329,12 @@ def test_sigkill_then_resume_equals_clean_run(run_cli, tmp_path: Path) -> None:
 
     resumed = run_cli(*args, "--store", killed)
     assert resumed.code == 0, resumed.output
-    assert f"sample: {300 - at_kill} done, {at_kill} already done, 0 failed" in resumed.stdout
+    counts = re.search(r"^sample: (\d+) done, (\d+) already done, 0 failed$", resumed.stdout, re.M)
+    assert counts is not None, resumed.stdout
+    redone, kept = int(counts.group(1)), int(counts.group(2))
+    # A kill inside a commit can leave it in the WAL but not yet in the shared index a reader
+    # trusts; recovery on resume then finds one clip more than was counted at the kill.
+    assert redone + kept == 300 and at_kill <= kept <= at_kill + 1
     assert run_cli(*args, "--store", clean).code == 0
 
     after, reference = store_rows(killed), store_rows(clean)
