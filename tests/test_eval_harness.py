@@ -11,7 +11,7 @@ import pytest
 
 import videomem.agent.react as react
 from videomem.agent.answer import Answer
-from videomem.errors import VideomemError
+from videomem.errors import MalformedOutputError, ModelError, VideomemError
 from videomem.eval.harness import run_eval
 from videomem.evidence import Evidence
 from videomem.store import Store
@@ -23,6 +23,8 @@ REPLIES = {
     "Q3?": ("not sure", None, (20.0, 30.0)),  # no option named: wrong; tIoU 0
     "Q4?": ("C. three", "C", (40.0, 50.0)),  # wrong (answer D); no target
 }
+FAILURES: dict[str, Exception] = {}
+"""question → error the stand-in raises instead of answering (set per test)."""
 
 
 class ScriptedAgent:
@@ -35,6 +37,8 @@ class ScriptedAgent:
     def ask(self, question, choices=None, until=None, video_id=None):
         with self.lock:
             ScriptedAgent.calls.append(question)
+        if question in FAILURES:
+            raise FAILURES[question]
         text, choice, (start, end) = REPLIES[question]
         evidence = [Evidence(start, end, "caption words here", "event", 1.0, video_id)]
         trace = [{"step": 1, "tool": "video.retrieval"}, {"step": 2, "tool": "finish"}, {"step": 3, "tool": "answer"}]
@@ -45,6 +49,7 @@ class ScriptedAgent:
 def bench(tmp_path, monkeypatch):
     monkeypatch.setattr(react, "Agent", ScriptedAgent)
     ScriptedAgent.calls = []
+    FAILURES.clear()
     qa = [
         {"uid": "1", "question": "Q1?\n(A) a\n(B) b\n(C) c\n(D) d", "answer": "B", "question_type": ["x", "y"], "time_reference": "00:00-00:10"},
         {"uid": "2", "question": "Q2?\n(A) one\n(B) two\n(C) three\n(D) four", "answer": "A", "question_type": ["x"], "time_reference": "00:05-00:15"},
@@ -124,3 +129,24 @@ def test_killed_mid_line_resumes_and_other_setup_is_refused(bench):
     questions.write_text(questions.read_text().replace('"answer": "B"', '"answer": "C"'))
     with pytest.raises(VideomemError, match="changed since this run began"):
         run_eval("lvbench", questions, store, runs / "r", show_progress=False)
+
+
+def test_unusable_model_output_scores_one_question_wrong_and_the_run_goes_on(bench):
+    questions, store, runs = bench
+    FAILURES["Q2?"] = MalformedOutputError("answer: the llm model 'm' gave unusable output 3 time(s); last error: A")
+    result = run_eval("lvbench", questions, store, runs / "telemem", show_progress=False)
+    assert result.answered == 4
+    rows = {r["id"]: r for r in map(json.loads, (runs / "telemem" / "results.jsonl").read_text().splitlines())}
+    assert rows["2"]["prediction"] is None and rows["2"]["correct"] is False
+    assert "unusable output" in rows["2"]["error"] and "error" not in rows["1"]
+    assert rows["2"]["tiou"] == 0.0  # it had a target and no evidence
+    assert result.summary.correct == 1 and result.summary.unanswered == 2
+
+
+def test_a_backend_failure_stops_the_run_for_a_resume(bench):
+    questions, store, runs = bench
+    FAILURES["Q2?"] = ModelError("llm (openai backend) at http://127.0.0.1:9/v1: cannot connect")
+    with pytest.raises(ModelError, match="cannot connect"):
+        run_eval("lvbench", questions, store, runs / "telemem", show_progress=False)
+    rows = (runs / "telemem" / "results.jsonl").read_text().splitlines()
+    assert [json.loads(r)["id"] for r in rows] == ["1"]

@@ -30,5 +30,10 @@ class ModelError(VideomemError):
     """A model backend failed: unreachable server, bad profile, malformed output after retries."""
 
 
+class MalformedOutputError(ModelError):
+    """A model's output stayed unusable after the bounded re-asks: a fault of one request, not
+    of the backend, so a long run records it against that request and goes on."""
+
+
 class TranscriptError(VideomemError):
     """A transcript file (.srt, .vtt, .json) cannot be read or has a malformed segment."""

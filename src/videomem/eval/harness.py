@@ -23,7 +23,7 @@ from tqdm import tqdm
 
 from videomem.agent.answer import Answer
 from videomem.config import load_agent, load_models
-from videomem.errors import VideomemError
+from videomem.errors import MalformedOutputError, VideomemError
 from videomem.eval.egolife import load_egolife
 from videomem.eval.lvbench import load_lvbench
 from videomem.eval.questions import LETTERS, DatasetError, Question
@@ -120,7 +120,10 @@ def run_eval(
                         q = pending.get_nowait()
                     except queue.Empty:
                         return
-                    row = result_row(q, agent.ask(q.question, list(q.choices), q.until, q.video_id))
+                    try:
+                        row = result_row(q, agent.ask(q.question, list(q.choices), q.until, q.video_id))
+                    except MalformedOutputError as exc:
+                        row = unanswered_row(q, str(exc))
                     with lock:
                         results.write(json.dumps(row, ensure_ascii=False) + "\n")
                         results.flush()
@@ -162,6 +165,13 @@ def _claim(out_dir: Path, run: dict[str, Any]) -> None:
         return
     out_dir.mkdir(parents=True, exist_ok=True)
     (out_dir / RUN).write_text(json.dumps(run, indent=2) + "\n", encoding="utf-8")
+
+
+def unanswered_row(q: Question, error: str) -> dict[str, Any]:
+    """The row of a question the models could not answer in a usable form: scored wrong (never
+    guessed), with the reason kept so a report reader can tell it from a wrong answer."""
+    trace = [{"tool": "answer", "observation": error, "error": True}]
+    return {**result_row(q, Answer("", None, [], trace, tokens=0, seconds=0.0)), "error": error}
 
 
 def result_row(q: Question, reply: Answer) -> dict[str, Any]:

@@ -4,7 +4,7 @@ Every task renders `prompts/<task>.md`, sends the schema of its pydantic output 
 request (servers that support it constrain decoding to it), and validates the reply. Models
 still wrap JSON in fences or prose, or miss a field; cheap fixes are applied here, anything
 else is re-asked with the validation error appended, at most `cfg.json_repairs` times. After
-that the task fails with one `ModelError` line — a pipeline stage records it and goes on.
+that the task fails with one `MalformedOutputError` line — a pipeline stage or an eval run records it and goes on.
 
 Whole batches go to `engine.generate` at once, so GPU engines can batch them.
 """
@@ -22,7 +22,7 @@ import jsonschema
 from pydantic import BaseModel
 
 from videomem.config import RoleConfig
-from videomem.errors import ModelError
+from videomem.errors import MalformedOutputError
 from videomem.evidence import Evidence
 from videomem.models.base import (
     AgentState,
@@ -154,7 +154,7 @@ class _Prompted:
             pending = rejected
         if pending:
             attempts = self.cfg.json_repairs + 1
-            raise ModelError(
+            raise MalformedOutputError(
                 f"{task}: the {self.role} model {self.cfg.model!r} gave unusable output "
                 f"{attempts} time(s) for {len(pending)} of {len(requests)} request(s); last error: {error}"
             )
