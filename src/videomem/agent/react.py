@@ -15,7 +15,6 @@ each step's tokens and seconds, so a report can say where the cost went.
 
 from __future__ import annotations
 
-import re
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -25,12 +24,9 @@ from videomem.agent.tools import FINISH, Memories, ToolCallError, Toolbox
 from videomem.config import AgentConfig
 from videomem.errors import ModelError, VideomemError
 from videomem.evidence import Evidence
-from videomem.models.base import AgentState, AnswerOut, StepRecord
+from videomem.models.base import OPTION_LETTERS, AgentState, AnswerOut, StepRecord, leading_letter
 from videomem.models.registry import ModelSet
 from videomem.store import Store
-
-LETTERS = "ABCDE"
-_LEADING_LETTER = re.compile(r"^\(?([A-E])\)?(?:[.:)\s]|$)")
 
 
 @dataclass
@@ -70,8 +66,8 @@ class Agent:
         """Answer one question from memory recorded by `until` (corpus seconds), in `video_id`."""
         if not question.strip():
             raise VideomemError("the question is empty")
-        if choices is not None and not 2 <= len(choices) <= len(LETTERS):
-            raise VideomemError(f"choices: give 2 to {len(LETTERS)} options, got {len(choices)}")
+        if choices is not None and not 2 <= len(choices) <= len(OPTION_LETTERS):
+            raise VideomemError(f"choices: give 2 to {len(OPTION_LETTERS)} options, got {len(choices)}")
         if video_id is not None and not self.store.query("SELECT 1 FROM videos WHERE id = ?", (video_id,)):
             raise VideomemError(f"video {video_id!r} is not in the store {self.store.root}")
         meter = _Meter(self.models)
@@ -194,11 +190,8 @@ def _resolve(out: AnswerOut, choices: list[str] | None) -> tuple[str, str | None
     text = out.answer.strip()
     if not choices:
         return text, None
-    letters = LETTERS[: len(choices)]
-    letter = out.choice if out.choice in letters else None
-    if letter is None:
-        leading = _LEADING_LETTER.match(text)
-        letter = leading.group(1) if leading and leading.group(1) in letters else None
+    letters = OPTION_LETTERS[: len(choices)]
+    letter = out.choice if out.choice in letters else leading_letter(text, letters)
     if letter is None:
         matches = [l for l, c in zip(letters, choices) if c.strip().casefold() == text.casefold()]
         letter = matches[0] if len(matches) == 1 else None

@@ -16,6 +16,7 @@ and a question its own cost.
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -204,6 +205,17 @@ class ToolCall(BaseModel):
 class AnswerOut(BaseModel):
     answer: str = Field(min_length=1)
     choice: Literal["A", "B", "C", "D", "E"] | None = None
+
+
+OPTION_LETTERS = "ABCDE"
+"""Letters of multiple-choice options, the ones `AnswerOut.choice` allows."""
+_LEADING_LETTER = re.compile(r"^\(?([A-E])\)?(?:[.:)\s]|$)")
+
+
+def leading_letter(text: str, allowed: str = OPTION_LETTERS) -> str | None:
+    """The option letter a reply starts with ("B", "(B)", "B. the train"), if it is in `allowed`."""
+    match = _LEADING_LETTER.match(text.strip())
+    return match.group(1) if match and match.group(1) in allowed else None
 
 
 @dataclass

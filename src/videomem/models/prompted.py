@@ -15,7 +15,6 @@ import json
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import replace
-from string import ascii_uppercase
 from typing import Any, TypeVar
 
 import jsonschema
@@ -31,6 +30,7 @@ from videomem.models.base import (
     ClipView,
     LanguageModel,
     LMRequest,
+    OPTION_LETTERS,
     MergeDecision,
     ObjectRecord,
     ObjectsOut,
@@ -43,6 +43,7 @@ from videomem.models.base import (
     TripletsOut,
     VisionLanguageModel,
     VLRequest,
+    leading_letter,
 )
 from videomem.models.oneline import one_line
 from videomem.models.templates import render
@@ -51,12 +52,10 @@ from videomem.timeline import format_clock
 FINISH = "finish"
 """Tool name with which the planner ends the search."""
 
-LETTERS = "ABCDE"
 Out = TypeVar("Out", bound=BaseModel)
 Request = TypeVar("Request", VLRequest, LMRequest)
 
 _FENCE = re.compile(r"```(?:json|JSON)?\s*(.*?)```", re.DOTALL)
-_LEADING_LETTER = re.compile(r"^\(?([A-E])\)?(?:[.:)\s]|$)")
 
 
 def extract_json(text: str) -> Any:
@@ -86,22 +85,21 @@ def _options(choices: list[str] | None) -> str:
     """The options block of an answer prompt ("" for an open question)."""
     if not choices:
         return ""
-    if len(choices) > len(LETTERS):
-        raise ValueError(f"at most {len(LETTERS)} choices are supported, got {len(choices)}")
-    letters = LETTERS[: len(choices)]
-    listed = "\n".join(f"{letter}. {choice}" for letter, choice in zip(letters, choices))
-    return render("multiple_choice", options=listed, letters=", ".join(letters))
+    if len(choices) > len(OPTION_LETTERS):
+        raise ValueError(f"at most {len(OPTION_LETTERS)} choices are supported, got {len(choices)}")
+    return render("multiple_choice", options=_option_lines(choices), letters=", ".join(OPTION_LETTERS[: len(choices)]))
+
+
+def _option_lines(choices: Sequence[str]) -> str:
+    return "\n".join(f"{letter}. {choice}" for letter, choice in zip(OPTION_LETTERS, choices))
 
 
 def _checked_answer(out: AnswerOut, choices: list[str] | None) -> AnswerOut:
     """Keep `choice` consistent with the question: a valid letter when options exist, else None."""
     if not choices:
         return out.model_copy(update={"choice": None})
-    allowed = LETTERS[: len(choices)]
-    choice = out.choice
-    if choice is None:
-        leading = _LEADING_LETTER.match(out.answer.strip())
-        choice = leading.group(1) if leading else None
+    allowed = OPTION_LETTERS[: len(choices)]
+    choice = out.choice if out.choice is not None else leading_letter(out.answer)
     if choice is None or choice not in allowed:
         raise ValueError(f"'choice' must be one of {', '.join(allowed)} (got {choice!r})")
     return out.model_copy(update={"choice": choice})
@@ -268,7 +266,7 @@ def _numbered(texts: Sequence[str], start: int) -> str:
 def _listed_options(choices: list[str] | None) -> str:
     if not choices:
         return ""
-    return "Options:\n" + "\n".join(f"{letter}. {choice}" for letter, choice in zip(ascii_uppercase, choices))
+    return "Options:\n" + _option_lines(choices)
 
 
 def _tool_line(tool: dict[str, Any]) -> str:

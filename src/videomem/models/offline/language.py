@@ -26,6 +26,7 @@ from videomem.errors import ModelError
 from videomem.evidence import Evidence
 from videomem.models.base import (
     AgentState,
+    OPTION_LETTERS,
     AnswerOut,
     ObjectRecord,
     SemanticTriplet,
@@ -39,7 +40,7 @@ from videomem.models.offline import require_no_options
 from videomem.models.offline import triplets as triplet_rules
 from videomem.models.offline.colours import PALETTE
 from videomem.models.offline.planner import plan
-from videomem.models.offline.scoring import LETTERS, OptionScorer, strip_label
+from videomem.models.offline.scoring import OptionScorer, strip_label
 from videomem.models.offline.nlp import split_sentences, words
 
 ROLE = "llm"
@@ -143,10 +144,10 @@ class OfflineLanguage:
     def answer(self, question: str, choices: list[str] | None, evidence: Sequence[Evidence]) -> AnswerOut:
         start = time.perf_counter()
         if choices:
-            if len(choices) > len(LETTERS):
-                raise ModelError(f"{len(choices)} options; multiple-choice answers allow at most {len(LETTERS)} (A–E)")
+            if len(choices) > len(OPTION_LETTERS):
+                raise ModelError(f"{len(choices)} options; multiple-choice answers allow at most {len(OPTION_LETTERS)} (A–E)")
             best = self.scorer.choose(question, choices, evidence)
-            out = AnswerOut(answer=strip_label(choices[best]), choice=LETTERS[best])
+            out = AnswerOut(answer=strip_label(choices[best]), choice=OPTION_LETTERS[best])
         else:
             sentence = self.scorer.best_sentence(question, evidence)
             out = AnswerOut(answer=sentence or "The memory holds no evidence for this question.")

@@ -57,7 +57,6 @@ from videomem.models.base import TextEmbedder
 from videomem.models.offline.nlp import forms, lemmas, quoted_spans, split_sentences, squash, stopwords, words
 from videomem.timeline import DAY, parse_time
 
-LETTERS = "ABCDE"
 SEMANTIC_WEIGHT = 0.5
 OFF_CUE = 0.3
 """Weight factor for evidence that does not match a time cue of the question."""
