@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -12,6 +13,7 @@ from memory_stores import hand_store, offline_models, scripted_store
 from videomem.config import PipelineConfig
 from videomem.errors import ModelError
 from videomem.eval.synth import MIN_MINUTES
+from videomem.memory.clips import scope_sql
 from videomem.memory.events import EventMemory
 from videomem.memory.objects import ObjectMemory
 from videomem.models.base import ClipView, ObjectRecord
@@ -106,6 +108,21 @@ def _events_store(tmp_path: Path) -> Store:
                 (clip["id"], clip["t_start"], clip["t_end"], text),
             )
     return store
+
+
+def test_query_time_scope_uses_end_time() -> None:
+    db = sqlite3.connect(":memory:")
+    db.execute("CREATE TABLE m (t_end REAL, video_id TEXT)")
+    db.executemany("INSERT INTO m VALUES (?, ?)", [(10.0, "a"), (10.1, "a"), (10.0, "b")])
+
+    def seen(until: float | None, video_id: str | None = None) -> list[tuple]:
+        where, params = scope_sql(until, video_id)
+        return db.execute(f"SELECT * FROM m {'WHERE ' + where if where else ''} ORDER BY t_end, video_id", params).fetchall()
+
+    assert seen(None) == [(10.0, "a"), (10.0, "b"), (10.1, "a")]
+    assert seen(10.0) == [(10.0, "a"), (10.0, "b")]  # ends exactly at the query time: visible
+    assert (10.1, "a") not in seen(10.0)
+    assert seen(10.0, "b") == [(10.0, "b")]
 
 
 def test_index_rebuilds_when_missing_or_rows_change(tmp_path: Path) -> None:

@@ -11,7 +11,6 @@ from videomem.timeline import (
     format_day,
     format_egolife,
     parse_time,
-    visible,
 )
 
 
@@ -54,9 +53,3 @@ def test_egolife_file_names() -> None:
     with pytest.raises(TimeFormatError, match="not an EgoLife file name"):
         egolife_start("holiday.mp4")
     assert egolife_code_to_seconds("00000019") == pytest.approx(19 / 20)
-
-
-def test_visible_uses_end_time() -> None:
-    assert visible(10.0, None)
-    assert visible(10.0, 10.0)
-    assert not visible(10.1, 10.0)

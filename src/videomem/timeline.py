@@ -17,6 +17,9 @@ from videomem.errors import TimeFormatError
 DAY = 86400.0
 EGOLIFE_FPS = 20
 TimelineKind = Literal["single", "egolife"]
+UNTIL_SLACK = 1e-6
+"""Query-time rule: a memory is usable only if it was fully recorded by `until`, that is
+t_end <= until + UNTIL_SLACK (the slack absorbs float noise of times built from frames)."""
 
 _EGOLIFE_NAME = re.compile(r"DAY(\d+)_.*?_(\d{8})$", re.IGNORECASE)
 _DAY_CLOCK = re.compile(r"^DAY(\d+)[ _T]+(.+)$", re.IGNORECASE)
@@ -114,8 +117,3 @@ def egolife_start(path: str | Path) -> float:
             f"{Path(path).name}: not an EgoLife file name (expected DAYn_..._HHMMSSFF.mp4)"
         )
     return egolife_code_to_seconds(m.group(2), int(m.group(1)))
-
-
-def visible(t_end: float, until: float | None) -> bool:
-    """Query-time rule: a memory is usable only if it was fully recorded by `until`."""
-    return until is None or t_end <= until + 1e-6

@@ -17,10 +17,8 @@ from videomem.models.base import ClipView
 from videomem.pipeline.base import StageResult
 from videomem.store import Store
 from videomem.store.vectors import ProgressFactory
-from videomem.timeline import TimelineKind, format_time
+from videomem.timeline import UNTIL_SLACK, TimelineKind, format_time
 
-VISIBLE_SLACK = 1e-6
-"""Same tolerance as `timeline.visible`: a clip ending exactly at `until` is visible."""
 
 
 @dataclass(frozen=True)
@@ -100,7 +98,7 @@ def scope_sql(until: float | None, video_id: str | None) -> tuple[str, tuple]:
     terms, params = [], []
     if until is not None:
         terms.append("t_end <= ?")
-        params.append(until + VISIBLE_SLACK)
+        params.append(until + UNTIL_SLACK)
     if video_id is not None:
         terms.append("video_id = ?")
         params.append(video_id)
