@@ -142,6 +142,22 @@ def test_retrieval_and_rag_cite_time_ranges(events_store: Store) -> None:
     assert question == "train to Paris" and choices is None and len(evidence) == 4  # 4 visible clips
 
 
+def test_each_registered_memory_is_a_tool_named_after_it(events_store: Store) -> None:
+    models = _Models([])
+    cfg = AgentConfig(tools=("memory.events", "memory.objects"))
+    toolbox = Toolbox(events_store, models, Memories.open(events_store, models, cfg), cfg, until=45)
+    schemas = {s["name"]: s for s in toolbox.schemas()}
+    assert set(schemas) == {"memory.events", "memory.objects"}
+    assert schemas["memory.events"]["description"].startswith("Event memory: one caption per short clip")
+    assert schemas["memory.events"]["parameters"]["required"] == ["query"]
+    result = toolbox.call("memory.events", {"query": "train to Paris", "top_k": 2})
+    assert result.observation.startswith("From events memory:\n1. 00:00:10-00:00:20 (event, ")
+    assert [e.t_start for e in result.evidence][0] == 10 and all(e.t_end <= 45 for e in result.evidence)
+    assert "No memory entries found before the query time" in toolbox.call("memory.objects", {"query": "x"}).observation
+    with pytest.raises(ValueError, match="unknown tool 'memory.dreams'"):
+        AgentConfig(tools=("memory.dreams",))
+
+
 # ------------------------------------------------------------------ the ReAct loop
 
 

@@ -81,3 +81,42 @@ def test_ask_without_a_store_is_one_line(tmp_path) -> None:
         capture_output=True, text=True, timeout=120,
     )
     assert done.returncode == 2 and "no store here" in done.stderr and done.stderr.count("\n") == 1
+
+
+def test_search_prints_what_a_memory_returns_as_json_scoped_by_until(scripted) -> None:
+    store_dir, corpus = scripted
+    q, event = late_question(corpus)
+    query = event.text.capitalize()
+    result = runner.invoke(app, ["search", query, "--store", str(store_dir), "--memory", "events", "--json", "-k", "3"])
+    assert result.exit_code == 0, result.output
+    found = json.loads(result.stdout)
+    assert len(found) == 3 and all(e["memory"] == "events" for e in found)
+    assert set(found[0]) >= {"t_start", "t_end", "video_id", "text", "memory", "scale", "score", "frames"}
+    assert found[0]["t_start"] < event.t_end and found[0]["t_end"] > event.t_start
+    assert [e["score"] for e in found] == sorted((e["score"] for e in found), reverse=True)
+
+    until = str(event.t_start - 20)
+    hidden = json.loads(
+        runner.invoke(app, ["search", query, "-s", str(store_dir), "--until", until, "--json"]).stdout
+    )
+    assert hidden and all(e["t_end"] <= float(until) for e in hidden)
+
+    text = runner.invoke(app, ["search", query, "-s", str(store_dir), "--memory", "objects"]).stdout
+    assert text.startswith("1. ") and f"{q.video_id} " in text
+
+
+def test_search_of_an_unknown_memory_is_one_line(scripted, run_cli) -> None:
+    store_dir, _ = scripted
+    result = run_cli("search", "keys", "--store", store_dir, "--memory", "dreams")
+    assert result.code == 2 and "unknown memory 'dreams'; available: events, objects" in result.stderr
+    assert result.stderr.count("\n") == 1
+
+
+def test_info_lists_each_memory_with_its_size(scripted) -> None:
+    store_dir, _ = scripted
+    result = runner.invoke(app, ["info", "--store", str(store_dir)])
+    assert result.exit_code == 0, result.output
+    lines = {line.split(":")[0]: line for line in result.stdout.splitlines()}
+    clips = int(lines["clips"].split()[-1])
+    assert lines["memory events"] == f"memory events: captions {clips}"
+    assert lines["memory objects"].startswith("memory objects: objects ")

@@ -92,8 +92,10 @@ def ingest(
 
 
 @app.command()
-def info(store: StoreOpt) -> None:
-    """Summarise a store: videos, clips, hours of video, stages done."""
+def info(store: StoreOpt, models: ModelsOpt = None) -> None:
+    """Summarise a store: videos, clips, hours of video, stages done, and each memory's size."""
+    from videomem.memory.registry import MEMORIES, open_memory
+    from videomem.models.registry import ModelSet
     from videomem.store import Store
 
     with Store(store) as db:
@@ -105,6 +107,10 @@ def info(store: StoreOpt) -> None:
         out.print(f"hours: {hours:.2f}")
         for stage, n in sorted(db.stage_counts().items()):
             out.print(f"stage {stage}: {n} units done", highlight=False)
+        profile = ModelSet.from_file(models)  # roles load lazily: counting rows loads no model
+        for name in MEMORIES:
+            sizes = ", ".join(f"{k} {v}" for k, v in open_memory(name, db, profile).stats().items())
+            out.print(f"memory {name}: {sizes}", highlight=False)
         for v in videos:
             out.print(f"  {v['id']}  {format_clock(v['duration'])}", highlight=False)
 
@@ -189,6 +195,48 @@ def chat(
                 err.print(f"error: {exc}", markup=False, highlight=False)
                 continue
             typer.echo(answer.render(time_text) + "\n")
+
+
+def _memory_help() -> str:
+    from videomem.memory.registry import MEMORIES
+
+    return "Which memory: " + "; ".join(f"{name}: {entry.description}" for name, entry in MEMORIES.items())
+
+
+@app.command()
+def search(
+    query: Annotated[str, typer.Argument(help="What to look for: people, objects, actions, on-screen text.")],
+    store: StoreOpt,
+    memory: Annotated[str, typer.Option("--memory", "-m", help=_memory_help())] = "events",
+    top_k: Annotated[int, typer.Option("--top-k", "-k", min=1, help="How many entries.")] = 5,
+    until: UntilOpt = None,
+    video: VideoOpt = None,
+    models: ModelsOpt = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print a JSON list of evidence objects.")] = False,
+) -> None:
+    """Search one memory directly and print what it returns (what the agent's tool would see)."""
+    import json
+
+    from videomem.memory.clips import TimeText
+    from videomem.memory.registry import open_memory
+    from videomem.models.registry import ModelSet
+    from videomem.store import Store
+    from videomem.timeline import parse_time
+
+    cutoff = parse_time(until) if until is not None else None
+    with Store(store) as db:
+        if video is not None and not db.query("SELECT 1 FROM videos WHERE id = ?", (video,)):
+            raise VideomemError(f"video {video!r} is not in the store {store}")
+        found = open_memory(memory, db, ModelSet.from_file(models)).retrieve(query, top_k, cutoff, video)
+        if as_json:
+            print(json.dumps([{**e.to_json(), "memory": memory} for e in found], ensure_ascii=False))
+            return
+        time_text = TimeText(db)
+        if not found:
+            typer.echo(f"nothing in {memory} memory" + (f" before {time_text(cutoff)}" if cutoff is not None else ""))
+        for n, e in enumerate(found, start=1):
+            scale = f" [{e.scale:g} s]" if e.scale is not None else ""
+            typer.echo(f"{n}. {e.video_id} {time_text.span(e.t_start, e.t_end)}{scale} ({e.score:.3f}) {' '.join(e.text.split())}")
 
 
 @app.command()

@@ -122,7 +122,15 @@ class ModelsConfig(_Strict):
         return self
 
 
-ToolName = Literal["video.retrieval", "video.rag", "video.qa"]
+VIDEO_TOOLS = ("video.retrieval", "video.rag", "video.qa")
+"""TeleMem's tools; every registered memory adds `memory.<name>` (see memory/registry.py)."""
+
+
+def tool_names() -> tuple[str, ...]:
+    """Every tool an agent profile may enable."""
+    from videomem.memory.registry import MEMORIES, tool_name
+
+    return VIDEO_TOOLS + tuple(tool_name(m) for m in MEMORIES)
 
 
 class AgentConfig(_Strict):
@@ -130,12 +138,23 @@ class AgentConfig(_Strict):
 
     name: str = "telemem"
     kind: Literal["react", "caption_rag"] = "react"
-    tools: tuple[ToolName, ...] = ("video.retrieval", "video.rag", "video.qa")
+    tools: tuple[str, ...] = VIDEO_TOOLS
     max_steps: int = Field(5, ge=1, le=30)
     call_retries: int = Field(2, ge=0, le=5, description="re-asks after a malformed tool call")
     top_k: int = Field(5, ge=1, le=100)
     qa_max_frames: int = Field(8, ge=1, le=64)
     qa_fps: float = Field(1.0, gt=0, le=30)
+
+    @field_validator("tools")
+    @classmethod
+    def _known_tools(cls, tools: tuple[str, ...]) -> tuple[str, ...]:
+        allowed = tool_names()
+        unknown = [t for t in tools if t not in allowed]
+        if unknown:
+            raise ValueError(f"unknown tool {unknown[0]!r}; allowed: {', '.join(allowed)}")
+        if len(set(tools)) != len(tools):
+            raise ValueError("a tool is listed twice")
+        return tools
 
 
 Config = TypeVar("Config", bound=BaseModel)

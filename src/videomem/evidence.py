@@ -11,8 +11,13 @@ class Evidence:
     t_end: float
     text: str
     source: str
+    """What produced it: a memory's entry kind ("event", "object", ...) or a tool ("qa")."""
     score: float
     video_id: str
+    scale: float | None = None
+    """Seconds per window of the time scale it comes from, for memories with several scales."""
+    frames: tuple[str, ...] = ()
+    """Stored frames behind it (paths relative to the store root), for thumbnails and VLM calls."""
 
     def to_json(self) -> dict:
-        return asdict(self)
+        return {**asdict(self), "frames": list(self.frames)}

@@ -54,7 +54,7 @@ class Agent:
         self.store = store
         self.models = models
         self.cfg = cfg
-        self.memories = Memories.open(store, models)
+        self.memories = Memories.open(store, models, cfg)
 
     def ask(
         self,
@@ -83,7 +83,7 @@ class Agent:
         return Answer(text, choice, evidence, trace, tokens, seconds)
 
     def _caption_rag(self, question: str, toolbox: Toolbox, meter: _Meter) -> tuple[list[Evidence], list[dict]]:
-        evidence = self.memories.events.retrieve(question, self.cfg.top_k, toolbox.until, toolbox.video_id)
+        evidence = self.memories["events"].retrieve(question, self.cfg.top_k, toolbox.until, toolbox.video_id)
         spans = ", ".join(toolbox.time.span(e.t_start, e.t_end) for e in evidence)
         step = {
             "step": 1,

@@ -22,8 +22,7 @@ from videomem.config import AgentConfig
 from videomem.errors import TimeFormatError, VideomemError
 from videomem.evidence import Evidence
 from videomem.memory.clips import TimeText, open_frame, scope_sql
-from videomem.memory.events import EventMemory
-from videomem.memory.objects import ObjectMemory
+from videomem.memory.registry import MEMORIES, Memory, open_memory, tool_name
 from videomem.models.base import ClipView
 from videomem.models.registry import ModelSet
 from videomem.store import Store
@@ -64,16 +63,24 @@ class ToolResult:
     evidence: list[Evidence] = field(default_factory=list)
 
 
-@dataclass
 class Memories:
-    """The memories the tools read; opened once per agent so indexes load once."""
+    """The memories the tools read, each opened on first use and kept, so indexes and graphs
+    load once per agent."""
 
-    events: EventMemory
-    objects: ObjectMemory
+    def __init__(self, store: Store, models: ModelSet, cfg: AgentConfig | None = None) -> None:
+        self.store = store
+        self.models = models
+        self.cfg = cfg or AgentConfig()
+        self._open: dict[str, Memory] = {}
 
     @classmethod
-    def open(cls, store: Store, models: ModelSet) -> Memories:
-        return cls(EventMemory(store, models), ObjectMemory(store, models))
+    def open(cls, store: Store, models: ModelSet, cfg: AgentConfig | None = None) -> Memories:
+        return cls(store, models, cfg)
+
+    def __getitem__(self, name: str) -> Memory:
+        if name not in self._open:
+            self._open[name] = open_memory(name, self.store, self.models, self.cfg)
+        return self._open[name]
 
 
 @dataclass(frozen=True)
@@ -131,6 +138,7 @@ class Toolbox:
         self.time = TimeText(store)
         self._several_videos = video_id is None and store.query("SELECT COUNT(*) AS n FROM videos")[0]["n"] > 1
         functions = {"video.retrieval": self.retrieval, "video.rag": self.rag, "video.qa": self.qa}
+        functions |= {tool_name(memory): self._memory_tool(memory) for memory in MEMORIES}
         self.tools = {name: as_tool(name, functions[name]) for name in cfg.tools}
         self.tools[FINISH] = as_tool(FINISH, self.finish)
 
@@ -169,9 +177,7 @@ class Toolbox:
         ranked = ranked[:k]
         if not ranked:
             return ToolResult(self._nothing())
-        lines = [
-            f"{n}. {self._span(e)} ({e.source}, {e.score:.2f}): {_excerpt(e.text)}" for n, e in enumerate(ranked, start=1)
-        ]
+        lines = [f"{n}. {self._entry(e)}" for n, e in enumerate(ranked, start=1)]
         return ToolResult("Clips ranked by relevance:\n" + "\n".join(lines), ranked)
 
     def rag(self, query: Query, top_k: TopK = None) -> ToolResult:
@@ -216,6 +222,19 @@ class Toolbox:
             f"From {len(frames)} frame(s) at {self._span(evidence)}: {evidence.text}", [evidence]
         )
 
+    def _memory_tool(self, memory: str) -> Callable[..., ToolResult]:
+        """`memory.<name>`: one memory searched directly, entries as it ranks them."""
+
+        def search(query: Query, top_k: TopK = None) -> ToolResult:
+            found = self.memories[memory].retrieve(query, top_k or self.cfg.top_k, self.until, self.video_id)
+            if not found:
+                return ToolResult(self._nothing())
+            lines = [f"{n}. {self._entry(e)}" for n, e in enumerate(found, start=1)]
+            return ToolResult(f"From {memory} memory:\n" + "\n".join(lines), found)
+
+        search.__doc__ = MEMORIES[memory].description
+        return search
+
     def finish(self, answer: Annotated[str, Field(description="the answer, if already known")] = "") -> ToolResult:
         """Stop searching; the answer is then written from all observations gathered."""
         return ToolResult(f"finished: {answer}" if answer else "finished")
@@ -224,8 +243,8 @@ class Toolbox:
 
     def _search(self, query: str, k: int) -> list[Evidence]:
         """The top k of each memory merged by similarity (up to 2k entries; callers cut)."""
-        found = self.memories.events.retrieve(query, k, self.until, self.video_id)
-        found += self.memories.objects.retrieve(query, k, self.until, self.video_id)
+        found = self.memories["events"].retrieve(query, k, self.until, self.video_id)
+        found += self.memories["objects"].retrieve(query, k, self.until, self.video_id)
         return sorted(found, key=lambda e: (-e.score, e.t_start, e.source))
 
     def _frames(self, t_start: float, t_end: float) -> list:
@@ -243,6 +262,11 @@ class Toolbox:
             f"SELECT speaker, text FROM transcripts WHERE clip_id IN ({marks}) ORDER BY t_start, id", tuple(clip_ids)
         )
         return " ".join(f"{r['speaker']}: {r['text']}" if r["speaker"] else r["text"] for r in rows)
+
+    def _entry(self, e: Evidence) -> str:
+        """One observation line: time range, where it came from, score, and an excerpt."""
+        scale = f", {e.scale:g} s scale" if e.scale is not None else ""
+        return f"{self._span(e)} ({e.source}{scale}, {e.score:.2f}): {_excerpt(e.text)}"
 
     def _span(self, e: Evidence) -> str:
         prefix = f"{e.video_id} " if self._several_videos else ""

@@ -23,6 +23,9 @@ INDEX_NAME = "events"
 
 
 class EventMemory:
+    """Event memory: one caption per short clip saying who does what, with which objects, and
+    any on-screen text or speech. Query by action, person, object or written words."""
+
     def __init__(self, store: Store, models: ModelSet) -> None:
         self.store = store
         self.models = models
@@ -61,6 +64,9 @@ class EventMemory:
                     (clip.id, clip.video_id, clip.t_start, clip.t_end, caption.strip()),
                 )
                 Store.mark_done(tx, STAGE, clip.unit)
+
+    def stats(self) -> dict[str, int]:
+        return {"captions": self.store.query("SELECT COUNT(*) AS n FROM events")[0]["n"]}
 
     def retrieve(
         self, query: str, top_k: int, until: float | None = None, video_id: str | None = None

@@ -134,6 +134,9 @@ class _Entity:
 
 
 class ObjectMemory:
+    """Object memory: the people and things seen, each with its appearance, identity cues,
+    first and last sighting, and what it did in each clip. Query by a person or an object."""
+
     def __init__(self, store: Store, models: ModelSet) -> None:
         self.store = store
         self.models = models
@@ -352,6 +355,12 @@ class ObjectMemory:
             )
 
     # ------------------------------------------------------------ retrieve
+
+    def stats(self) -> dict[str, int]:
+        row = self.store.query(
+            "SELECT (SELECT COUNT(*) FROM objects) AS objects, (SELECT COUNT(*) FROM object_observations) AS records"
+        )[0]
+        return {"objects": row["objects"], "records": row["records"]}
 
     def retrieve(
         self, query: str, top_k: int, until: float | None = None, video_id: str | None = None

@@ -1,0 +1,80 @@
+"""Every memory registers here, once.
+
+The agent's `memory.<name>` tools, `videomem search`, `videomem info`, the HTTP server and the
+MCP server are thin views over this table, so a memory added here appears in all of them
+without touching their code. A memory is anything with the two verbs of the design:
+built by a pipeline stage, and `retrieve(query, top_k, until, video_id) → [Evidence]`.
+
+Each entry is a factory `(store, models, agent config) → Memory`, so a memory whose
+retrieval has settings of its own (WorldMM's per-scale k, PPR damping, ...) reads them from
+the agent profile, and one without settings ignores it.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Protocol
+
+from videomem.config import AgentConfig
+from videomem.errors import VideomemError
+from videomem.evidence import Evidence
+from videomem.memory.events import EventMemory
+from videomem.memory.objects import ObjectMemory
+from videomem.models.registry import ModelSet
+from videomem.store import Store
+
+
+class Memory(Protocol):
+    """What every memory offers a reader. The class docstring's first paragraph is what a
+    planner is told about the memory (its tool description)."""
+
+    def retrieve(
+        self, query: str, top_k: int, until: float | None = None, video_id: str | None = None
+    ) -> list[Evidence]:
+        """The `top_k` entries that best answer `query`, among those recorded by `until`, in
+        `video_id` (None: every video), best first."""
+        ...
+
+    def stats(self) -> dict[str, int]:
+        """Sizes worth showing in `videomem info` (rows, captions per scale, graph nodes, ...)."""
+        ...
+
+
+Factory = Callable[[Store, ModelSet, AgentConfig], Memory]
+
+
+@dataclass(frozen=True)
+class Registered:
+    cls: type
+    """The memory's class: its docstring describes it to planners and in `--help`."""
+    factory: Factory | None = None
+    """How to open it with the agent's settings; None: `cls(store, models)`."""
+
+    def open(self, store: Store, models: ModelSet, cfg: AgentConfig) -> Memory:
+        return self.factory(store, models, cfg) if self.factory else self.cls(store, models)
+
+    @property
+    def description(self) -> str:
+        """The first paragraph of the class docstring, on one line."""
+        doc = inspect.getdoc(self.cls) or ""
+        return " ".join(doc.split("\n\n")[0].split())
+
+
+MEMORIES: dict[str, Registered] = {
+    "events": Registered(EventMemory),
+    "objects": Registered(ObjectMemory),
+}
+"""Memory name → entry, in the order `info`, `search --help` and the tools list them."""
+
+
+def tool_name(memory: str) -> str:
+    """The agent's tool over one memory: `memory.events`, `memory.episodic`, ..."""
+    return f"memory.{memory}"
+
+
+def open_memory(name: str, store: Store, models: ModelSet, cfg: AgentConfig | None = None) -> Memory:
+    if name not in MEMORIES:
+        raise VideomemError(f"unknown memory {name!r}; available: {', '.join(MEMORIES)}")
+    return MEMORIES[name].open(store, models, cfg or AgentConfig())
