@@ -18,7 +18,7 @@ from videomem.errors import ConfigError
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 """Checkout root; the default profiles live in its pipelines/, models/ and agents/ folders."""
 
-STAGE_ORDER = ("sample", "caption", "objects")
+STAGE_ORDER = ("sample", "caption", "objects", "semantic")
 """Stages that exist, in the order `ingest` runs them. A pipeline lists a subset."""
 
 
@@ -47,6 +47,12 @@ class PipelineConfig(_Strict):
     object_batch_size: int = Field(32, ge=1, description="records per consolidation batch")
     object_merge_threshold: float = Field(
         0.75, gt=0, le=1, description="cosine similarity above which the model is asked to merge"
+    )
+    min_support_segments: int = Field(
+        2, ge=1, description="semantic segments an offline-induced habit or preference must recur in"
+    )
+    semantic_merge_threshold: float = Field(
+        0.6, gt=0, le=1, description="cosine similarity from which a semantic triplet goes to consolidation"
     )
 
     @field_validator("stages")
@@ -133,17 +139,28 @@ def tool_names() -> tuple[str, ...]:
     return VIDEO_TOOLS + tuple(tool_name(m) for m in MEMORIES)
 
 
+class SemanticSettings(_Strict):
+    """How semantic memory answers a query (WorldMM Sec. 3.2: PPR, edge score = PPR(subject) + PPR(object))."""
+
+    top_k: int = Field(10, ge=1, le=100, description="triplets returned per query")
+    damping: float = Field(0.5, gt=0, lt=1, description="PPR: probability of following an edge rather than restarting")
+    linking_top_k: int = Field(5, ge=1, le=100, description="triplets closest to the query whose entities seed PPR")
+
+
 class AgentConfig(_Strict):
-    """How questions are answered: the ReAct agent, or one-shot caption RAG as a baseline."""
+    """How questions are answered: the ReAct agent, WorldMM's retrieval and response agents, or
+    one-shot caption RAG as a baseline. A `worldmm` agent chooses among the memories of its
+    `memory.*` tools, one per round, for at most `max_steps` rounds."""
 
     name: str = "telemem"
-    kind: Literal["react", "caption_rag"] = "react"
+    kind: Literal["react", "worldmm", "caption_rag"] = "react"
     tools: tuple[str, ...] = VIDEO_TOOLS
     max_steps: int = Field(5, ge=1, le=30)
     call_retries: int = Field(2, ge=0, le=5, description="re-asks after a malformed tool call")
     top_k: int = Field(5, ge=1, le=100)
     qa_max_frames: int = Field(8, ge=1, le=64)
     qa_fps: float = Field(1.0, gt=0, le=30)
+    semantic: SemanticSettings = SemanticSettings()
 
     @field_validator("tools")
     @classmethod
@@ -155,6 +172,12 @@ class AgentConfig(_Strict):
         if len(set(tools)) != len(tools):
             raise ValueError("a tool is listed twice")
         return tools
+
+    @model_validator(mode="after")
+    def _worldmm_memories(self) -> AgentConfig:
+        if self.kind == "worldmm" and not any(t.startswith("memory.") for t in self.tools):
+            raise ValueError("a worldmm agent needs at least one memory.<name> tool to choose from")
+        return self
 
 
 Config = TypeVar("Config", bound=BaseModel)

@@ -22,6 +22,7 @@ from videomem.errors import VideomemError
 from videomem.evidence import Evidence
 from videomem.memory.events import EventMemory
 from videomem.memory.objects import ObjectMemory
+from videomem.memory.semantic import SemanticMemory
 from videomem.models.registry import ModelSet
 from videomem.store import Store
 
@@ -65,6 +66,7 @@ class Registered:
 MEMORIES: dict[str, Registered] = {
     "events": Registered(EventMemory),
     "objects": Registered(ObjectMemory),
+    "semantic": Registered(SemanticMemory, lambda store, models, cfg: SemanticMemory(store, models, cfg.semantic)),
 }
 """Memory name → entry, in the order `info`, `search --help` and the tools list them."""
 
