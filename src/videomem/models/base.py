@@ -305,6 +305,8 @@ class RoundRecord:
     query: str
     retrieved: str
     evidence: list[Evidence] = field(default_factory=list)
+    error: bool = False
+    """A decision that could not be carried out; `retrieved` says why."""
 
 
 @dataclass
