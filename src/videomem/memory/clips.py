@@ -135,6 +135,13 @@ def scope_sql(until: float | None, video_id: str | None) -> tuple[str, tuple]:
     return " AND ".join(terms), tuple(params)
 
 
+def visible_ids(store: Store, table: str, until: float | None, video_id: str | None) -> list[int] | None:
+    """Ids of the rows of `table` (with `t_end` and `video_id` columns) a question may see, for
+    `VectorIndex.search`; None when it may see them all."""
+    where, params = scope_sql(until, video_id)
+    return [r["id"] for r in store.query(f"SELECT id FROM {table} WHERE {where}", params)] if where else None
+
+
 def process_pending_clips(
     store: Store,
     stage: str,

@@ -42,7 +42,7 @@ import numpy as np
 from videomem.config import PipelineConfig, VisualSettings
 from videomem.errors import ConfigError, ModelError, StoreError
 from videomem.evidence import Evidence
-from videomem.memory.clips import TimeText, open_frame, scope_sql, visible_frames
+from videomem.memory.clips import TimeText, open_frame, visible_frames, visible_ids
 from videomem.models.base import VisualEmbedder
 from videomem.models.registry import ModelSet
 from videomem.pipeline.base import StageResult
@@ -294,10 +294,7 @@ class VisualMemory:
     def search(self, query: str, top_k: int, until: float | None = None, video_id: str | None = None) -> list[Evidence]:
         """The `top_k` visible segments whose pooled frame vector is closest to the query's."""
         self._check_embedder()
-        where, params = scope_sql(until, video_id)
-        allowed = (
-            [r["id"] for r in self.store.query(f"SELECT id FROM visual_segments WHERE {where}", params)] if where else None
-        )
+        allowed = visible_ids(self.store, "visual_segments", until, video_id)
         hits = self.index.search_vector(self.embedder.embed_texts([query]), top_k, allowed)
         if not hits:
             return []
