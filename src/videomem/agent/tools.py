@@ -275,6 +275,9 @@ class Toolbox:
         return ToolResult("From visual memory, segments that look most like the query:\n" + "\n".join(lines), looked or found)
 
     def _look_at_range(self, memory: VisualMemory, t_start: float, t_end: float) -> ToolResult:
+        """The model sees the range's frames as one sequence, also across videos that follow each
+        other on the timeline (EgoLife's 30-s files; the evidence names the first); videos that
+        overlap in time (a store of separate videos, each from 0) need the question's video."""
         frames = memory.range_frames(t_start, t_end, self.until, self.video_id)
         if not frames:
             return ToolResult(f"No frames recorded between {self.time(t_start)} and {self.time(t_end)}" + self._before())
