@@ -33,6 +33,7 @@ demo: $(STAMP)
 bench: $(STAMP)
 	$(PY) benchmarks/sampling.py
 	$(PY) benchmarks/offline_caption.py
+	$(PY) benchmarks/visual_stage.py
 
 clean:
 	rm -rf $(VENV) $(DEMO_DIR)

@@ -1,7 +1,8 @@
 """Stores for the memory, agent and `ask` tests.
 
 * `hand_store`: rows written directly (videos, clips, frames with rendered text), for unit tests
-  of the memories and the agent loop that must not depend on the video pipeline.
+  of the memories and the agent loop that must not depend on the video pipeline;
+  `picture_store` does the same with any pictures (coloured shapes, scenes) as the frames.
 * `scripted_store`: the shortest scripted video from `videomem.eval.synth`, ingested end to end
   with the offline models. It is built once per test session, so every test module that
   needs it shares one ingest.
@@ -30,7 +31,8 @@ def offline_models() -> ModelSet:
     return ModelSet(load_models())
 
 
-def _frame(text: str | None) -> Image.Image:
+def text_picture(text: str | None) -> Image.Image:
+    """A 320×180 frame showing `text` in black on a light panel (a plain blue-grey frame for None)."""
     image = Image.new("RGB", (320, 180), (90, 110, 150))
     if text:
         draw = ImageDraw.Draw(image)
@@ -41,6 +43,12 @@ def _frame(text: str | None) -> Image.Image:
 
 def hand_store(root: Path, texts: list[str | None], video_id: str = "v", t_offset: float = 0.0) -> Store:
     """One video of len(texts) 10-s clips, 2 frames each showing that clip's text."""
+    return picture_store(root, [text_picture(text) for text in texts], video_id, t_offset)
+
+
+def picture_store(root: Path, pictures: list[Image.Image], video_id: str = "v", t_offset: float = 0.0) -> Store:
+    """One video of len(pictures) 10-s clips, 2 frames each showing that clip's picture (320×180).
+    A store directory may hold several such videos (call again with another `video_id`)."""
     store = Store(root, create=True)
     frames_dir = store.frames_dir / video_id
     frames_dir.mkdir(parents=True, exist_ok=True)
@@ -48,16 +56,16 @@ def hand_store(root: Path, texts: list[str | None], video_id: str = "v", t_offse
         tx.execute(
             "INSERT INTO videos (id, path, t_offset, duration, fps, n_frames, width, height, rotation, probe_json)"
             " VALUES (?, ?, ?, ?, 25, ?, 320, 180, 0, '{}')",
-            (video_id, f"{video_id}.mp4", t_offset, CLIP * len(texts), int(25 * CLIP * len(texts))),
+            (video_id, f"{video_id}.mp4", t_offset, CLIP * len(pictures), int(25 * CLIP * len(pictures))),
         )
-        for idx, text in enumerate(texts):
+        for idx, picture in enumerate(pictures):
             t0 = t_offset + idx * CLIP
             clip_id = tx.execute(
                 "INSERT INTO clips (video_id, idx, t_start, t_end) VALUES (?, ?, ?, ?)", (video_id, idx, t0, t0 + CLIP)
             ).lastrowid
             for k, dt in enumerate((2.5, 7.5)):
                 relative = f"frames/{video_id}/{idx:05d}_{k}.jpg"
-                _frame(text).save(store.root / relative, quality=90)
+                picture.save(store.root / relative, quality=90)
                 tx.execute(
                     "INSERT INTO frames (clip_id, video_id, t, path, width, height) VALUES (?, ?, ?, ?, 320, 180)",
                     (clip_id, video_id, t0 + dt, relative),

@@ -24,5 +24,5 @@ def test_profile_loads(path: Path) -> None:
     for role in (profile.vlm, profile.llm):
         if role.backend == "openai":
             assert role.base_url and role.base_url.rstrip("/").endswith("/v1")
-    if profile.visual_embedder is not None:
+    if profile.visual_embedder is not None and profile.visual_embedder.backend == "open_clip":
         assert profile.visual_embedder.pretrained, "open_clip without pretrained weights would be random"

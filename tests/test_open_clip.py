@@ -2,46 +2,26 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
-import torch
 from PIL import Image
+from tiny_models import TINY_CLIP, TINY_CLIP_ARCH, build_tiny_clip
 
 from videomem.config import RoleConfig
 from videomem.errors import ModelError
 from videomem.models.base import UsageMeter
 from videomem.models.open_clip import OpenClipEmbedder
 
-ARCH = "videomem-tiny-clip"
-TINY_CLIP = {
-    "embed_dim": 16,
-    "vision_cfg": {"image_size": 32, "layers": 1, "width": 32, "patch_size": 16, "head_width": 16},
-    "text_cfg": {"context_length": 16, "vocab_size": 49408, "width": 32, "heads": 2, "layers": 1},
-}
-
-
-def _save_random_clip(directory: Path, seed: int) -> Path:
-    import open_clip
-
-    torch.manual_seed(seed)
-    model = open_clip.create_model(ARCH, pretrained=None)
-    path = directory / f"tiny-clip-seed{seed}.pt"
-    torch.save(model.state_dict(), path)
-    return path
+ARCH = TINY_CLIP_ARCH
 
 
 @pytest.fixture(scope="module")
 def weights(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    import open_clip
-
     directory = tmp_path_factory.mktemp("open_clip")
-    (directory / f"{ARCH}.json").write_text(json.dumps(TINY_CLIP))
-    open_clip.add_model_config(directory)
-    return _save_random_clip(directory, seed=0), _save_random_clip(directory, seed=1)
+    return build_tiny_clip(directory, seed=0), build_tiny_clip(directory, seed=1)
 
 
 def role(pretrained: str | None, **overrides: Any) -> RoleConfig:

@@ -10,6 +10,7 @@ from videomem.timeline import (
     format_clock,
     format_day,
     format_egolife,
+    parse_range,
     parse_time,
 )
 
@@ -23,6 +24,7 @@ from videomem.timeline import (
         ("75:00", 4500.0),
         ("1:02:03", 3723.0),
         ("DAY1 11:09:42", 11 * 3600 + 9 * 60 + 42),
+        ("DAY 2 00:00:10", DAY + 10),
         ("DAY3 00:00:10", 2 * DAY + 10),
         ("day2_11094208", DAY + 40182.4),
         ("11094208", 40182.4),
@@ -53,3 +55,28 @@ def test_egolife_file_names() -> None:
     with pytest.raises(TimeFormatError, match="not an EgoLife file name"):
         egolife_start("holiday.mp4")
     assert egolife_code_to_seconds("00000019") == pytest.approx(19 / 20)
+
+
+@pytest.mark.parametrize(
+    "text,span",
+    [
+        ("DAY1 11:00:00 - DAY1 11:02:00", (39600.0, 39720.0)),
+        ("DAY2 11:00:00 - 11:02:00", (DAY + 39600, DAY + 39720)),
+        ("DAY 1 11:00:00 - DAY 1 11:02:00", (39600.0, 39720.0)),
+        ("00:10:00 - 00:12:00", (600.0, 720.0)),
+        ("600-720", (600.0, 720.0)),
+        ("10:00 to 12:00", (600.0, 720.0)),
+        ("DAY1_11000000 – 11020000", (39600.0, 39720.0)),
+        ("red car", None),
+        ("walk to the door", None),
+        ("a red-haired man", None),
+        ("12:00", None),
+    ],
+)
+def test_parse_range(text: str, span: tuple[float, float] | None) -> None:
+    assert parse_range(text) == span
+
+
+def test_parse_range_rejects_a_backwards_range() -> None:
+    with pytest.raises(TimeFormatError, match="ends before it starts"):
+        parse_range("00:12:00 - 00:10:00")

@@ -6,7 +6,31 @@ plumbing — that prompts and images reach the model and tokens come back — ne
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+
+TINY_CLIP_ARCH = "videomem-tiny-clip"
+TINY_CLIP = {
+    "embed_dim": 16,
+    "vision_cfg": {"image_size": 32, "layers": 1, "width": 32, "patch_size": 16, "head_width": 16},
+    "text_cfg": {"context_length": 16, "vocab_size": 49408, "width": 32, "heads": 2, "layers": 1},
+}
+
+
+def build_tiny_clip(directory: Path, seed: int = 0) -> Path:
+    """Register the tiny open_clip architecture `TINY_CLIP_ARCH` (its config in `directory`)
+    and save random weights for it there; returns the weights file (open_clip's `pretrained`)."""
+    import open_clip
+    import torch
+
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / f"{TINY_CLIP_ARCH}.json").write_text(json.dumps(TINY_CLIP))
+    open_clip.add_model_config(directory)
+    torch.manual_seed(seed)
+    model = open_clip.create_model(TINY_CLIP_ARCH, pretrained=None)
+    path = directory / f"tiny-clip-seed{seed}.pt"
+    torch.save(model.state_dict(), path)
+    return path
 
 QWEN_SPECIAL_TOKENS = [
     "<|endoftext|>",

@@ -63,7 +63,7 @@ def ingest(
     ] = DEFAULT_WORKERS,
     force: Annotated[bool, typer.Option("--force", help="Redo stages already done.")] = False,
 ) -> None:
-    """Build (or resume) a store: sample clips and frames, then caption and extract objects."""
+    """Build (or resume) a store: sample clips and frames, caption them, extract objects, embed visual segments."""
     from videomem.pipeline.runner import ingest as run_ingest
     from videomem.store import Store
 
@@ -237,6 +237,8 @@ def search(
         for n, e in enumerate(found, start=1):
             scale = f" [{e.scale:g} s]" if e.scale is not None else ""
             typer.echo(f"{n}. {e.video_id} {time_text.span(e.t_start, e.t_end)}{scale} ({e.score:.3f}) {' '.join(e.text.split())}")
+            if e.frames:
+                typer.echo(f"   frames: {', '.join(e.frames)}")
 
 
 @app.command()

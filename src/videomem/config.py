@@ -18,7 +18,7 @@ from videomem.errors import ConfigError
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 """Checkout root; the default profiles live in its pipelines/, models/ and agents/ folders."""
 
-STAGE_ORDER = ("sample", "caption", "objects", "semantic")
+STAGE_ORDER = ("sample", "caption", "objects", "semantic", "visual")
 """Stages that exist, in the order `ingest` runs them. A pipeline lists a subset."""
 
 
@@ -106,7 +106,8 @@ class RoleConfig(_Strict):
 
 
 class ModelsConfig(_Strict):
-    """Which backend fills each role. `visual_embedder` is optional (offline has none)."""
+    """Which backend fills each role. `visual_embedder` is optional: without one a profile
+    cannot build or search visual memory."""
 
     name: str = "offline"
     vlm: RoleConfig
@@ -123,8 +124,8 @@ class ModelsConfig(_Strict):
                 raise ValueError(f"{role}.backend {backend!r} cannot generate; allowed: {sorted(generative)}")
         if self.text_embedder.backend not in {"offline", "sentence_transformers", "openai"}:
             raise ValueError("text_embedder.backend must be offline, sentence_transformers or openai")
-        if self.visual_embedder and self.visual_embedder.backend not in {"open_clip"}:
-            raise ValueError("visual_embedder.backend must be open_clip")
+        if self.visual_embedder and self.visual_embedder.backend not in {"open_clip", "offline"}:
+            raise ValueError("visual_embedder.backend must be open_clip or offline")
         return self
 
 
@@ -147,6 +148,16 @@ class SemanticSettings(_Strict):
     linking_top_k: int = Field(5, ge=1, le=100, description="triplets closest to the query whose entities seed PPR")
 
 
+class VisualSettings(_Strict):
+    """How `memory.visual` reads visual memory (WorldMM's time-range access and segment search)."""
+
+    fps: float = Field(1.0, gt=0, le=30, description="most frames per second a time range returns")
+    max_frames: int = Field(64, ge=1, le=256, description="most frames a time range returns")
+    inspect: int = Field(
+        1, ge=0, le=5, description="best segments of a text query the VLM looks at with the question (0: none)"
+    )
+
+
 class AgentConfig(_Strict):
     """How questions are answered: the ReAct agent, WorldMM's retrieval and response agents, or
     one-shot caption RAG as a baseline. A `worldmm` agent chooses among the memories of its
@@ -161,6 +172,7 @@ class AgentConfig(_Strict):
     qa_max_frames: int = Field(8, ge=1, le=64)
     qa_fps: float = Field(1.0, gt=0, le=30)
     semantic: SemanticSettings = SemanticSettings()
+    visual: VisualSettings = VisualSettings()
 
     @field_validator("tools")
     @classmethod

@@ -22,9 +22,10 @@ UNTIL_SLACK = 1e-6
 t_end <= until + UNTIL_SLACK (the slack absorbs float noise of times built from frames)."""
 
 _EGOLIFE_NAME = re.compile(r"DAY(\d+)_.*?_(\d{8})$", re.IGNORECASE)
-_DAY_CLOCK = re.compile(r"^DAY(\d+)[ _T]+(.+)$", re.IGNORECASE)
+_DAY_CLOCK = re.compile(r"^DAY ?(\d+)[ _T]+(.+)$", re.IGNORECASE)
 _CLOCK = re.compile(r"^(?:(\d+):)?(\d{1,2}):(\d{1,2}(?:\.\d+)?)$")
 _HHMMSSFF = re.compile(r"^(\d{2})(\d{2})(\d{2})(\d{2})$")
+_RANGE = re.compile(r"^(.+?)\s*(?:-|–|—|\s+to\s+)\s*(.+)$", re.IGNORECASE)
 
 
 def egolife_code_to_seconds(code: str, day: int = 1) -> float:
@@ -78,6 +79,30 @@ def parse_time(text: str | float | int) -> float:
     if value < 0:
         raise TimeFormatError(f"time {text!r} is negative")
     return value
+
+
+def parse_range(text: str) -> tuple[float, float] | None:
+    """A time range → (start, end) corpus seconds, or None when `text` is not one.
+
+    Accepted: two times in any `parse_time` form joined by "-", "–", "—" or "to":
+    "DAY1 11:00:00 - DAY1 11:02:00", "00:10:00 - 00:12:00", "600-720". An end without a day
+    is on the start's day ("DAY1 11:00:00 - 11:02:00"). A range that ends before it starts
+    is an error, not a text.
+    """
+    match = _RANGE.match(text.strip())
+    if not match:
+        return None
+    first, second = match.group(1).strip(), match.group(2).strip()
+    day = _DAY_CLOCK.match(first)
+    if day and not _DAY_CLOCK.match(second):
+        second = f"DAY{day.group(1)} {second}"
+    try:
+        start, end = parse_time(first), parse_time(second)
+    except TimeFormatError:
+        return None
+    if end < start:
+        raise TimeFormatError(f"{text.strip()!r}: the range ends before it starts")
+    return start, end
 
 
 def format_clock(seconds: float) -> str:

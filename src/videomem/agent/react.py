@@ -87,7 +87,9 @@ class Agent:
         if video_id is not None and not self.store.query("SELECT 1 FROM videos WHERE id = ?", (video_id,)):
             raise VideomemError(f"video {video_id!r} is not in the store {self.store.root}")
         meter = _Meter(self.models)
-        toolbox = Toolbox(self.store, self.models, self.memories, self.cfg, until=until, video_id=video_id)
+        toolbox = Toolbox(
+            self.store, self.models, self.memories, self.cfg, until=until, video_id=video_id, question=question
+        )
         if self.cfg.kind == "worldmm":
             rounds, trace = self._worldmm(question, choices, toolbox, meter)
             evidence = _unique([e for r in rounds for e in r.evidence])

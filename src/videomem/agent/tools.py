@@ -5,6 +5,10 @@ signature (pydantic), so what the planner is shown and what is validated cannot 
 A call that names no tool or whose arguments do not validate raises `ToolCallError`, which
 the agent shows to the planner and re-asks; it never reaches the user as a crash.
 
+Every registered memory is a `memory.<name>` tool that lists what the memory returns, except
+`memory.visual`: frames mean nothing to the text-only answer step, so that tool shows them to
+the vision-language model with the question being answered and returns its answer.
+
 Every tool sees only what the question may see: memory recorded by `until`, in `video_id`.
 """
 
@@ -13,7 +17,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Annotated, Any, get_type_hints
+from typing import Annotated, Any, cast, get_type_hints
 
 import numpy as np
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, create_model
@@ -21,17 +25,20 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationEr
 from videomem.config import AgentConfig
 from videomem.errors import TimeFormatError, VideomemError
 from videomem.evidence import Evidence
-from videomem.memory.clips import TimeText, open_frame, scope_sql
+from videomem.memory.clips import TimeText, frames_view, visible_frames
 from videomem.memory.registry import MEMORIES, Memory, open_memory, tool_name
-from videomem.models.base import ClipView
+from videomem.memory.visual import SOURCE as VISUAL_SOURCE
+from videomem.memory.visual import VisualMemory
 from videomem.models.registry import ModelSet
 from videomem.store import Store
-from videomem.timeline import parse_time
+from videomem.timeline import parse_range, parse_time
 
 FINISH = "finish"
 """Always available; planners know it by name, so it is not listed among the tool schemas."""
 SHOWN_CHARS = 240
 """Characters of each memory entry quoted in a retrieval observation (evidence keeps all)."""
+DESCRIBE_FRAMES = "Describe what these frames show: people, objects, colours, places and any written text."
+"""What `memory.visual` asks about frames when the toolbox was given no question."""
 
 
 class ToolCallError(Exception):
@@ -54,6 +61,14 @@ Time = Annotated[
     float,
     BeforeValidator(_seconds, json_schema_input_type=float | str),
     Field(description="corpus time: seconds, HH:MM:SS, or DAYn HH:MM:SS as observations print it"),
+]
+VisualQuery = Annotated[
+    str,
+    Field(
+        min_length=1,
+        description="what the frames should show (a scene, an object, a colour, written words), "
+        "or a time range 'DAY1 11:00:00 - DAY1 11:02:00' / '00:10:00 - 00:12:00'",
+    ),
 ]
 
 
@@ -128,6 +143,7 @@ class Toolbox:
         *,
         until: float | None = None,
         video_id: str | None = None,
+        question: str = "",
     ) -> None:
         self.store = store
         self.models = models
@@ -135,10 +151,13 @@ class Toolbox:
         self.cfg = cfg
         self.until = until
         self.video_id = video_id
+        self.question = question
+        """The question being answered, which `memory.visual` puts to the vision model."""
         self.time = TimeText(store)
         self._several_videos = video_id is None and store.query("SELECT COUNT(*) AS n FROM videos")[0]["n"] > 1
         functions = {"video.retrieval": self.retrieval, "video.rag": self.rag, "video.qa": self.qa}
         functions |= {tool_name(memory): self._memory_tool(memory) for memory in MEMORIES}
+        functions[tool_name("visual")] = self.visual
         self.tools = {name: as_tool(name, functions[name]) for name in cfg.tools}
         self.tools[FINISH] = as_tool(FINISH, self.finish)
 
@@ -196,7 +215,7 @@ class Toolbox:
         details the text memory may lack (appearance, positions, states, on-screen text)."""
         if t_end < t_start:
             raise ToolCallError(f"invalid arguments for video.qa: t_end ({t_end}) is before t_start ({t_start})")
-        frames = self._frames(t_start, max(t_end, t_start + 1e-3))
+        frames = visible_frames(self.store, t_start, max(t_end, t_start + 1e-3), self.until, self.video_id)
         if not frames:
             return ToolResult(f"No frames recorded between {self.time(t_start)} and {self.time(t_end)}" + self._before())
         videos = sorted({f["video_id"] for f in frames})
@@ -208,14 +227,7 @@ class Toolbox:
         budget = min(self.cfg.qa_max_frames, max(1, int(span * self.cfg.qa_fps)))
         if len(frames) > budget:
             frames = [frames[i] for i in np.unique(np.linspace(0, len(frames) - 1, budget).round().astype(int))]
-        view = ClipView(
-            video_id=videos[0],
-            t_start=covered_start,
-            t_end=covered_end,
-            frames=[open_frame(self.store, f["path"]) for f in frames],
-            frame_times=[f["t"] for f in frames],
-            transcript=self._transcript(sorted({f["clip_id"] for f in frames})),
-        )
+        view = frames_view(self.store, frames, covered_start, covered_end)
         out = self.models.vision.answer_from_frames(question, view)
         evidence = Evidence(covered_start, covered_end, out.answer.strip(), "qa", 1.0, videos[0])
         return ToolResult(
@@ -235,6 +247,58 @@ class Toolbox:
         search.__doc__ = MEMORIES[memory].description
         return search
 
+    def visual(self, query: VisualQuery, top_k: TopK = None) -> ToolResult:
+        """Visual memory, looked at by the vision-language model with the question being answered:
+        a time range ('DAY1 11:00:00 - DAY1 11:02:00', '00:10:00 - 00:12:00') shows it the frames
+        recorded then; any other query finds the segments whose frames look most like it (a
+        scene, an object, a colour, written words) and shows it the best one's frames. For visual
+        details text memory lacks: appearance, colours, positions.
+
+        Text queries list the `top_k` segments; the model looks at the first `visual.inspect`."""
+        memory = cast(VisualMemory, self.memories["visual"])
+        try:
+            span = parse_range(query)
+        except TimeFormatError as exc:
+            raise ToolCallError(f"invalid arguments for memory.visual: {exc}") from None
+        if span is not None:
+            return self._look_at_range(memory, *span)
+        found = memory.search(query, top_k or self.cfg.top_k, self.until, self.video_id)
+        if not found:
+            return ToolResult(self._nothing())
+        lines = [f"{n}. {self._entry(e)}" for n, e in enumerate(found, start=1)]
+        looked = []
+        for n, segment in enumerate(found[: self.cfg.visual.inspect], start=1):
+            frames = memory.segment_frames(segment)
+            if frames:
+                looked.append(self._look(frames, segment.t_start, segment.t_end, segment.score))
+                lines.append(f"Looking at the {len(frames)} frame(s) of {n}: {looked[-1].text}")
+        return ToolResult("From visual memory, segments that look most like the query:\n" + "\n".join(lines), looked or found)
+
+    def _look_at_range(self, memory: VisualMemory, t_start: float, t_end: float) -> ToolResult:
+        """The model sees the range's frames as one sequence, also across videos that follow each
+        other on the timeline (EgoLife's 30-s files; the evidence names the first); videos that
+        overlap in time (a store of separate videos, each from 0) need the question's video."""
+        frames = memory.range_frames(t_start, t_end, self.until, self.video_id)
+        if not frames:
+            return ToolResult(f"No frames recorded between {self.time(t_start)} and {self.time(t_end)}" + self._before())
+        spans: dict[str, tuple[float, float]] = {}
+        for f in frames:
+            first, last = spans.get(f["video_id"], (f["c_start"], f["c_end"]))
+            spans[f["video_id"]] = (min(first, f["c_start"]), max(last, f["c_end"]))
+        ordered = sorted(spans.values())
+        if any(later[0] < earlier[1] for earlier, later in zip(ordered, ordered[1:])):
+            videos = ", ".join(sorted(spans))
+            return ToolResult(f"That range covers several videos recorded at the same time ({videos}); the question must name one")
+        start, end = max(t_start, ordered[0][0]), min(t_end, ordered[-1][1])
+        seen = self._look(frames, start, max(start, end), 1.0)
+        return ToolResult(f"From {len(frames)} frame(s) at {self._span(seen)}: {seen.text}", [seen])
+
+    def _look(self, frames: Sequence, t_start: float, t_end: float, score: float) -> Evidence:
+        """The vision model's answer to the question from these frames, as evidence with the frames."""
+        out = self.models.vision.answer_from_frames(self.question or DESCRIBE_FRAMES, frames_view(self.store, frames, t_start, t_end))
+        paths = tuple(f["path"] for f in frames)
+        return Evidence(t_start, t_end, out.answer.strip(), VISUAL_SOURCE, score, frames[0]["video_id"], frames=paths)
+
     def finish(self, answer: Annotated[str, Field(description="the answer, if already known")] = "") -> ToolResult:
         """Stop searching; the answer is then written from all observations gathered."""
         return ToolResult(f"finished: {answer}" if answer else "finished")
@@ -246,22 +310,6 @@ class Toolbox:
         found = self.memories["events"].retrieve(query, k, self.until, self.video_id)
         found += self.memories["objects"].retrieve(query, k, self.until, self.video_id)
         return sorted(found, key=lambda e: (-e.score, e.t_start, e.source))
-
-    def _frames(self, t_start: float, t_end: float) -> list:
-        where, params = scope_sql(self.until, self.video_id)
-        return self.store.query(
-            "SELECT f.t, f.path, f.video_id, c.id AS clip_id, c.t_start AS c_start, c.t_end AS c_end "
-            f"FROM frames f JOIN (SELECT * FROM clips {'WHERE ' + where if where else ''}) c ON c.id = f.clip_id "
-            "WHERE c.t_start < ? AND c.t_end > ? ORDER BY f.t, f.id",
-            (*params, t_end, t_start),
-        )
-
-    def _transcript(self, clip_ids: Sequence[int]) -> str:
-        marks = ",".join("?" * len(clip_ids))
-        rows = self.store.query(
-            f"SELECT speaker, text FROM transcripts WHERE clip_id IN ({marks}) ORDER BY t_start, id", tuple(clip_ids)
-        )
-        return " ".join(f"{r['speaker']}: {r['text']}" if r["speaker"] else r["text"] for r in rows)
 
     def _entry(self, e: Evidence) -> str:
         """One observation line: time range, where it came from, score, and an excerpt."""

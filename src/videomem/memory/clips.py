@@ -20,7 +20,6 @@ from videomem.store.vectors import ProgressFactory
 from videomem.timeline import UNTIL_SLACK, TimelineKind, format_time
 
 
-
 @dataclass(frozen=True)
 class ClipRow:
     id: int
@@ -58,19 +57,50 @@ def open_frame(store: Store, relative: str) -> Image.Image:
         raise StoreError(f"{path}: frame cannot be read ({exc}); re-run `videomem ingest --stages sample --force`") from None
 
 
+def transcript_of(store: Store, clip_ids: Sequence[int]) -> str:
+    """The words spoken in these clips, in time order, each line with its speaker when known."""
+    marks = ",".join("?" * len(clip_ids))
+    rows = store.query(
+        f"SELECT speaker, text FROM transcripts WHERE clip_id IN ({marks}) ORDER BY t_start, id", tuple(clip_ids)
+    )
+    return " ".join(f"{r['speaker']}: {r['text']}" if r["speaker"] else r["text"] for r in rows)
+
+
 def clip_view(store: Store, clip: ClipRow) -> ClipView:
     frames = store.query("SELECT t, path FROM frames WHERE clip_id = ? ORDER BY t", (clip.id,))
-    lines = store.query(
-        "SELECT speaker, text FROM transcripts WHERE clip_id = ? ORDER BY t_start, id", (clip.id,)
-    )
-    transcript = " ".join(f"{r['speaker']}: {r['text']}" if r["speaker"] else r["text"] for r in lines)
     return ClipView(
         video_id=clip.video_id,
         t_start=clip.t_start,
         t_end=clip.t_end,
         frames=[open_frame(store, f["path"]) for f in frames],
         frame_times=[f["t"] for f in frames],
-        transcript=transcript,
+        transcript=transcript_of(store, [clip.id]),
+    )
+
+
+def visible_frames(store: Store, t_start: float, t_end: float, until: float | None, video_id: str | None) -> list:
+    """Stored frames of the clips that overlap [t_start, t_end] and that the question may see,
+    in time order, each with its clip (`clip_id`, `c_start`, `c_end`)."""
+    where, params = scope_sql(until, video_id)
+    return store.query(
+        "SELECT f.t, f.path, f.video_id, c.id AS clip_id, c.t_start AS c_start, c.t_end AS c_end "
+        f"FROM frames f JOIN (SELECT * FROM clips {'WHERE ' + where if where else ''}) c ON c.id = f.clip_id "
+        "WHERE c.t_start < ? AND c.t_end > ? ORDER BY f.t, f.id",
+        (*params, t_end, t_start),
+    )
+
+
+def frames_view(store: Store, frames: Sequence, t_start: float, t_end: float) -> ClipView:
+    """What a vision task sees of some stored frames (rows with `t`, `path`, `video_id`,
+    `clip_id`, of one video or of videos in sequence): the images, their times and the words
+    spoken in their clips, as a view of [t_start, t_end]."""
+    return ClipView(
+        video_id=frames[0]["video_id"],
+        t_start=t_start,
+        t_end=t_end,
+        frames=[open_frame(store, f["path"]) for f in frames],
+        frame_times=[f["t"] for f in frames],
+        transcript=transcript_of(store, sorted({f["clip_id"] for f in frames})),
     )
 
 
@@ -103,6 +133,13 @@ def scope_sql(until: float | None, video_id: str | None) -> tuple[str, tuple]:
         terms.append("video_id = ?")
         params.append(video_id)
     return " AND ".join(terms), tuple(params)
+
+
+def visible_ids(store: Store, table: str, until: float | None, video_id: str | None) -> list[int] | None:
+    """Ids of the rows of `table` (with `t_end` and `video_id` columns) a question may see, for
+    `VectorIndex.search`; None when it may see them all."""
+    where, params = scope_sql(until, video_id)
+    return [r["id"] for r in store.query(f"SELECT id FROM {table} WHERE {where}", params)] if where else None
 
 
 def process_pending_clips(

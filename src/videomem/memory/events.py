@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from videomem.config import PipelineConfig
 from videomem.evidence import Evidence
-from videomem.memory.clips import ClipRow, clips_of, process_pending_clips, scope_sql
+from videomem.memory.clips import ClipRow, clips_of, process_pending_clips, visible_ids
 from videomem.models.base import ClipView
 from videomem.models.registry import ModelSet
 from videomem.pipeline.base import StageResult
@@ -72,9 +72,7 @@ class EventMemory:
         self, query: str, top_k: int, until: float | None = None, video_id: str | None = None
     ) -> list[Evidence]:
         """The `top_k` captions closest in meaning to `query` among those visible to the question."""
-        where, params = scope_sql(until, video_id)
-        allowed = [r["id"] for r in self.store.query(f"SELECT id FROM events WHERE {where}", params)] if where else None
-        hits = self.index.search(query, top_k, allowed)
+        hits = self.index.search(query, top_k, visible_ids(self.store, "events", until, video_id))
         if not hits:
             return []
         scores = dict(hits)

@@ -23,6 +23,7 @@ from videomem.evidence import Evidence
 from videomem.memory.events import EventMemory
 from videomem.memory.objects import ObjectMemory
 from videomem.memory.semantic import SemanticMemory
+from videomem.memory.visual import VisualMemory
 from videomem.models.registry import ModelSet
 from videomem.store import Store
 
@@ -38,8 +39,9 @@ class Memory(Protocol):
         `video_id` (None: every video), best first."""
         ...
 
-    def stats(self) -> dict[str, int]:
-        """Sizes worth showing in `videomem info` (rows, captions per scale, graph nodes, ...)."""
+    def stats(self) -> dict[str, int | str]:
+        """Sizes worth showing in `videomem info` (rows, captions per scale, graph nodes, ...),
+        and what built them where it matters (visual memory's embedder)."""
         ...
 
 
@@ -67,6 +69,7 @@ MEMORIES: dict[str, Registered] = {
     "events": Registered(EventMemory),
     "objects": Registered(ObjectMemory),
     "semantic": Registered(SemanticMemory, lambda store, models, cfg: SemanticMemory(store, models, cfg.semantic)),
+    "visual": Registered(VisualMemory, lambda store, models, cfg: VisualMemory(store, models, cfg.visual)),
 }
 """Memory name → entry, in the order `info`, `search --help` and the tools list them."""
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from videomem.config import ModelsConfig, RoleConfig, load_models
 from videomem.errors import ModelError
@@ -21,6 +22,9 @@ from videomem.models.base import (
     VisionTasks,
     VisualEmbedder,
 )
+
+if TYPE_CHECKING:
+    from videomem.models.offline.scene import SceneAnalyser
 
 
 def build_engine(cfg: RoleConfig, role: str, meter: UsageMeter) -> VisionLanguageModel | LanguageModel:
@@ -68,9 +72,21 @@ class ModelSet:
         cfg = self.cfg.visual_embedder
         if cfg is None:
             return None
+        if cfg.backend == "offline":
+            from videomem.models.offline.visual_embed import OfflineVisualEmbedder
+
+            return OfflineVisualEmbedder(cfg, self.meter, self.text_embedder, self.offline_scene)
         from videomem.models.open_clip import OpenClipEmbedder
 
         return OpenClipEmbedder(cfg, "visual_embedder", self.meter)
+
+    @cached_property
+    def offline_scene(self) -> SceneAnalyser:
+        """The offline detectors, loaded once for the offline vision tasks and the offline visual
+        embedder, which then share one cache of analysed frames."""
+        from videomem.models.offline.scene import SceneAnalyser
+
+        return SceneAnalyser()
 
     @cached_property
     def vision(self) -> VisionTasks:
@@ -78,7 +94,7 @@ class ModelSet:
         if cfg.backend == "offline":
             from videomem.models.offline.vision import OfflineVision
 
-            return OfflineVision(cfg, self.meter, self.language)
+            return OfflineVision(cfg, self.meter, self.language, self.offline_scene)
         from videomem.models.prompted import PromptedVision
 
         return PromptedVision(build_engine(cfg, "vlm", self.meter), cfg)

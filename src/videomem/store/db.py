@@ -109,6 +109,21 @@ MIGRATIONS: tuple[str, ...] = (
     CREATE INDEX observations_clip ON object_observations (clip_id);
     CREATE INDEX observations_object ON object_observations (object_id);
     """,
+    # visual memory (WorldMM): one pooled embedding per fixed-length segment of a video
+    """
+    CREATE TABLE visual_segments (
+        id INTEGER PRIMARY KEY,
+        video_id TEXT NOT NULL REFERENCES videos(id),
+        idx INTEGER NOT NULL,
+        t_start REAL NOT NULL,
+        t_end REAL NOT NULL,
+        frames_json TEXT NOT NULL,
+        embedder TEXT NOT NULL,
+        vector BLOB NOT NULL,
+        UNIQUE (video_id, idx)
+    );
+    CREATE INDEX visual_segments_time ON visual_segments (t_end);
+    """,
     # semantic memory (WorldMM): lasting triplets induced per coarse segment, consolidated over
     # time. valid_from / retired_at are corpus seconds (retired_at NULL: still valid); scope as
     # in episodic_captions (a video's id, or '' on a corpus timeline). Evidence: the episodic

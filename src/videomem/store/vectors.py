@@ -1,7 +1,8 @@
 """Vector indexes derived from SQLite rows.
 
-An index is a cache: SQLite holds the texts, the index holds their embeddings under the rows'
-ids. Each index file has a sidecar naming the embedder that built it and a fingerprint of the
+An index is a cache: SQLite holds the payloads (texts; for visual memory the pooled vectors
+themselves, which took a model to make), the index holds their embeddings under the rows' ids.
+Each index file has a sidecar naming the embedder that built it and a fingerprint of the
 rows it covers, so a missing, foreign (other embedder) or stale (rows removed or rewritten)
 index is rebuilt from SQLite instead of silently answering from old data; rows appended since
 (a later ingest) are added without re-embedding the rest.
@@ -20,32 +21,46 @@ import json
 import os
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
+from typing import Protocol
 
 import numpy as np
 from tqdm import tqdm
 
 from videomem.config import RoleConfig
 from videomem.errors import StoreError
-from videomem.models.base import TextEmbedder
 from videomem.store.db import Store
 
 EMBED_CHUNK = 256
-"""Texts per embed call while (re)building, so the progress bar moves on large stores."""
+"""Rows per embed call while (re)building, so the progress bar moves on large stores."""
 
-Rows = Callable[[], Iterable[tuple[int, str]]]
+Payload = str | bytes
+Rows = Callable[[], Iterable[tuple[int, Payload]]]
 ProgressFactory = Callable[..., tqdm]
 """`StageContext.progress`: (total, description, unit=...) → a tqdm bar."""
 
 
+class Embedder(Protocol):
+    """What an index embeds its rows' payloads with: a `TextEmbedder` for texts, or any object
+    with `dim` and `embed(payloads)` (visual memory's decodes vectors stored in SQLite)."""
+
+    dim: int
+
+    def embed(self, payloads: Sequence) -> np.ndarray: ...
+
+
 def embedder_identity(cfg: RoleConfig, dim: int) -> str:
-    """What must match for stored vectors to be comparable with a new query's vector."""
-    return f"{cfg.backend}:{cfg.model or 'default'}:{dim}"
+    """What must match for stored vectors to be comparable with a new query's vector
+    (open_clip's `pretrained` names the weights: one architecture, several embedding spaces)."""
+    weights = f"@{cfg.pretrained}" if cfg.pretrained else ""
+    return f"{cfg.backend}:{cfg.model or 'default'}{weights}:{dim}"
 
 
-def _fingerprint(rows: Sequence[tuple[int, str]]) -> str:
+def _fingerprint(rows: Sequence[tuple[int, Payload]]) -> str:
     digest = hashlib.sha256()
-    for row_id, text in rows:
-        digest.update(f"{row_id}\x1f{text}\x1e".encode())
+    for row_id, payload in rows:
+        digest.update(f"{row_id}\x1f".encode())
+        digest.update(payload if isinstance(payload, bytes) else payload.encode())
+        digest.update(b"\x1e")
     return digest.hexdigest()
 
 
@@ -59,10 +74,10 @@ class VectorIndex:
     """FAISS `IndexIDMap(IndexFlatIP)` over `rows()`, persisted as `index_dir/<name>.faiss`.
 
     Staleness is checked the first time the index is used in this process (and again after
-    `refresh()`), because checking means reading every row's text.
+    `refresh()`), because checking means reading every row's payload.
     """
 
-    def __init__(self, store: Store, name: str, rows: Rows, embedder: TextEmbedder, embedder_id: str) -> None:
+    def __init__(self, store: Store, name: str, rows: Rows, embedder: Embedder, embedder_id: str) -> None:
         self.store = store
         self.name = name
         self.rows = rows
@@ -111,7 +126,7 @@ class VectorIndex:
         self._save(meta)
         return True
 
-    def _meta(self, rows: list[tuple[int, str]]) -> dict:
+    def _meta(self, rows: list[tuple[int, Payload]]) -> dict:
         return {
             "embedder": self.embedder_id,
             "count": len(rows),
@@ -135,11 +150,11 @@ class VectorIndex:
         except RuntimeError:
             return None
 
-    def _add(self, index, rows: list[tuple[int, str]], progress: ProgressFactory | None):
-        bar = progress(len(rows), f"index {self.name}", unit="text") if progress and rows else None
+    def _add(self, index, rows: list[tuple[int, Payload]], progress: ProgressFactory | None):
+        bar = progress(len(rows), f"index {self.name}", unit="row") if progress and rows else None
         for start in range(0, len(rows), EMBED_CHUNK):
             chunk = rows[start : start + EMBED_CHUNK]
-            vectors = self._vectors([text for _, text in chunk])
+            vectors = self._vectors([payload for _, payload in chunk])
             index.add_with_ids(vectors, np.array([row_id for row_id, _ in chunk], dtype=np.int64))
             if bar is not None:
                 bar.update(len(chunk))
@@ -159,22 +174,34 @@ class VectorIndex:
         except OSError as exc:
             raise StoreError(f"{self.store.index_dir}: cannot write index {self.name!r} ({exc.strerror})") from None
 
-    def _vectors(self, texts: Sequence[str]) -> np.ndarray:
-        vectors = np.ascontiguousarray(self.embedder.embed(list(texts)), dtype=np.float32)
-        if vectors.shape != (len(texts), self.embedder.dim):
-            raise ValueError(f"embedder returned shape {vectors.shape}, expected ({len(texts)}, {self.embedder.dim})")
+    def _vectors(self, payloads: Sequence[Payload]) -> np.ndarray:
+        return self._checked(self.embedder.embed(list(payloads)), len(payloads))
+
+    def _checked(self, vectors: np.ndarray, n: int) -> np.ndarray:
+        """`n` rows of the index's dimension, L2-normalised, as FAISS wants them."""
+        vectors = np.ascontiguousarray(vectors, dtype=np.float32)
+        if vectors.shape != (n, self.embedder.dim):
+            raise ValueError(f"embedder returned shape {vectors.shape}, expected ({n}, {self.embedder.dim})")
         _faiss().normalize_L2(vectors)
         return vectors
 
-    def search(self, query: str, k: int, allowed_ids: Sequence[int] | None = None) -> list[tuple[int, float]]:
-        """Top `k` (row id, cosine) for `query`, best first, among `allowed_ids` when given."""
+    def search(self, query: Payload, k: int, allowed_ids: Sequence[int] | None = None) -> list[tuple[int, float]]:
+        """Top `k` (row id, cosine) for `query`, embedded like the rows, best first, among
+        `allowed_ids` when given."""
+        return self.search_vector(self._vectors([query]), k, allowed_ids)
+
+    def search_vector(
+        self, vector: np.ndarray, k: int, allowed_ids: Sequence[int] | None = None
+    ) -> list[tuple[int, float]]:
+        """Top `k` for a query vector of shape (1, dim) in the rows' space (visual memory embeds
+        a text query with the visual embedder, its rows hold image vectors)."""
         self.ensure()
         index = self._index
         limit = index.ntotal if allowed_ids is None else min(index.ntotal, len(allowed_ids))
         k = min(k, limit)
         if k <= 0:
             return []
-        vector = self._vectors([query])
+        vector = self._checked(vector, 1)
         if allowed_ids is None:
             scores, ids = index.search(vector, k)
         else:

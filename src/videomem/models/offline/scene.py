@@ -1,7 +1,11 @@
 """What the offline detectors see in one clip, as plain facts (no sentences yet).
 
 Captions and object records are both written from these facts, so the analysis runs once per
-clip and is cached: the caption stage and the objects stage ask about the same clips.
+clip and is cached: the caption stage and the objects stage ask about the same clips. Each
+frame of a clip is also cached as a one-frame clip, built from the detections already made,
+because the offline visual embedder describes frames one at a time (the visual stage follows
+in the same ingest); a frame whose text was taken from the nearly identical frame before it
+keeps that reading.
 """
 
 from __future__ import annotations
@@ -41,6 +45,7 @@ CHANGING = 0.08
 TAG_MIN_PROB = 0.3
 """ImageNet class probability (mean over the clip's frames) needed to name a tag."""
 CACHE_CLIPS = 4096
+"""Clips (and single frames) whose facts are kept, least recently used dropped first."""
 
 
 @dataclass(frozen=True)
@@ -88,7 +93,8 @@ class _Frame:
     shares: np.ndarray
     shapes: list[Shape]
     people: list[Box]
-    text: list[TextBlock] = field(default_factory=list)
+    text: list[TextBlock] | None = None
+    """None until read."""
 
 
 def as_array(image: Image) -> np.ndarray:
@@ -117,7 +123,7 @@ class SceneAnalyser:
             return self._analyse(clips)
 
     def _analyse(self, clips: Sequence[ClipView]) -> list[ClipFacts]:
-        keys = [_key(c) for c in clips]
+        keys = [_key(c.frames, c.transcript) for c in clips]
         todo = [i for i, k in enumerate(keys) if k not in self._cache]
         frames = {i: [self._frame(as_array(img)) for img in clips[i].frames] for i in todo}
         flat = [f.rgb for i in todo for f in frames[i]]
@@ -125,9 +131,13 @@ class SceneAnalyser:
         offset = 0
         for i in todo:
             n = len(frames[i])
-            clip_probs = probs[offset : offset + n].mean(axis=0) if n else np.zeros(probs.shape[1:])
+            frame_probs = probs[offset : offset + n]
             offset += n
+            clip_probs = frame_probs.mean(axis=0) if n else np.zeros(probs.shape[1:])
             self._cache[keys[i]] = self._facts(frames[i], clip_probs, clips[i].transcript)
+            if n > 1:
+                for image, frame, p in zip(clips[i].frames, frames[i], frame_probs):
+                    self._cache.setdefault(_key([image], ""), self._facts([frame], p, ""))
         out = [self._cache[k] for k in keys]
         for key in keys:
             self._cache.move_to_end(key)
@@ -165,21 +175,23 @@ class SceneAnalyser:
         return facts
 
     def _read_text(self, frames: list[_Frame], changes: list[float]) -> None:
-        """OCR each frame unless it shows the same thing as the frame before (then reuse)."""
+        """OCR each frame not read yet, unless it shows the same thing as the frame before (then reuse)."""
         for i, frame in enumerate(frames):
+            if frame.text is not None:
+                continue
             if i > 0 and changes[i - 1] < STILL:
                 frame.text = frames[i - 1].text
                 continue
             frame.text = blocks(self.ocr.read(frame.rgb))
 
 
-def _key(clip: ClipView) -> tuple:
-    """The clip's content (pixels and words), so two views of the same frames share one analysis."""
+def _key(frames: Sequence[Image], transcript: str) -> tuple:
+    """A clip's content (pixels and words), so two views of the same frames share one analysis."""
     digest = hashlib.blake2b(digest_size=16)
-    for image in clip.frames:
+    for image in frames:
         digest.update(f"{image.size}{image.mode}".encode())
         digest.update(image.tobytes())
-    return digest.hexdigest(), clip.transcript
+    return digest.hexdigest(), transcript
 
 
 def _difference(a: _Frame, b: _Frame) -> float:

@@ -38,12 +38,14 @@ def _words(texts: Sequence[str]) -> int:
 class OfflineVision:
     """VisionTasks from OCR, HOG people, shapes, colours, ImageNet tags, motion and transcript."""
 
-    def __init__(self, cfg: RoleConfig, meter: UsageMeter, language: LanguageTasks) -> None:
+    def __init__(
+        self, cfg: RoleConfig, meter: UsageMeter, language: LanguageTasks, scene: SceneAnalyser | None = None
+    ) -> None:
         require_no_options(cfg, ROLE)
         self.cfg = cfg
         self.meter = meter
         self.language = language
-        self.scene = SceneAnalyser()
+        self.scene = scene or SceneAnalyser()
 
     def caption_clips(self, clips: Sequence[ClipView]) -> list[str]:
         start = time.perf_counter()

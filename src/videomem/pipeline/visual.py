@@ -1,0 +1,18 @@
+"""`visual` stage: visual memory, one pooled frame embedding per segment (see `videomem.memory.visual`)."""
+
+from __future__ import annotations
+
+from videomem.memory import visual
+from videomem.pipeline.base import StageContext, StageResult, VideoSource
+from videomem.store import Store
+
+
+class VisualStage:
+    name = visual.STAGE
+
+    def run(self, ctx: StageContext, sources: list[VideoSource]) -> StageResult:
+        memory = visual.VisualMemory(ctx.store, ctx.models)
+        return memory.build(ctx.pipeline, [s.video_id for s in sources], ctx.progress)
+
+    def reset(self, store: Store, sources: list[VideoSource]) -> None:
+        visual.reset(store, [s.video_id for s in sources])
