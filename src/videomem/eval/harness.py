@@ -1,4 +1,5 @@
 """The eval run: every question through the agent, one results row each, then the report.
+Several agents on one store: `run_side_by_side` runs each, then compares them.
 
 Resumable: rows are appended and flushed one question at a time, and a rerun skips the ids
 already in `results.jsonl`. A rerun into the same directory must use the same benchmark,
@@ -14,7 +15,7 @@ import hashlib
 import json
 import queue
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
@@ -24,6 +25,7 @@ from tqdm import tqdm
 from videomem.agent.answer import Answer
 from videomem.config import load_agent, load_models
 from videomem.errors import MalformedOutputError, VideomemError
+from videomem.eval.compare import write_comparison
 from videomem.eval.egolife import load_egolife
 from videomem.eval.lvbench import load_lvbench
 from videomem.eval.questions import LETTERS, DatasetError, Question
@@ -148,6 +150,28 @@ def run_eval(
     return EvalResult(summary, out_dir, len(todo), skipped)
 
 
+def run_side_by_side(
+    benchmark: str,
+    questions_path: str | Path,
+    store_dir: str | Path,
+    out_dir: str | Path,
+    agent_paths: Sequence[str | Path],
+    **options: Any,
+) -> tuple[list[EvalResult], list[Summary]]:
+    """Each agent's run into `out_dir/<agent name>/` (resumable like any run), then one
+    comparison of them all in `out_dir` (`videomem.eval.compare`)."""
+    names = [load_agent(path).name for path in agent_paths]
+    if len(set(names)) != len(names):
+        twice = next(name for name in names if names.count(name) > 1)
+        raise VideomemError(f"--agent: two profiles are named {twice!r}; each run needs its own name")
+    out_dir = Path(out_dir)
+    results = [
+        run_eval(benchmark, questions_path, store_dir, out_dir / name, agent_path=path, **options)
+        for name, path in zip(names, agent_paths)
+    ]
+    return results, write_comparison([r.out_dir for r in results], out_dir)
+
+
 def _claim(out_dir: Path, run: dict[str, Any]) -> None:
     """Write run.json, or check that an earlier run here had the same setup."""
     if out_dir.exists() and not out_dir.is_dir():
@@ -194,6 +218,9 @@ def result_row(q: Question, reply: Answer) -> dict[str, Any]:
         "tool_calls": sum(
             1 for step in reply.trace if step.get("tool") not in ("finish", "answer") and not step.get("error")
         ),
+        "tools": [
+            step["tool"] for step in reply.trace if step.get("tool") not in ("finish", "answer") and not step.get("error")
+        ],
         "tokens": reply.tokens,
         "evidence_tokens": sum(len(e.text.split()) for e in reply.evidence),
         "seconds": round(reply.seconds, 3),
