@@ -7,6 +7,7 @@ no video is decoded; the offline language model and MiniLM do the induction and 
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -107,7 +108,7 @@ def test_habit_on_three_days_is_one_triplet_with_evidence_from_all_three(tmp_pat
     assert store.query("SELECT subject, relation, object FROM semantic_triplets")[0][:] == ("I", "drink", "tea")
 
 
-def test_contradicted_preference_is_retired_yet_seen_before_the_change(tmp_path: Path) -> None:
+def test_contradicted_preference_is_retired_yet_seen_before_the_change(tmp_path: Path, run_cli) -> None:
     store = _store(
         tmp_path,
         {
@@ -128,6 +129,12 @@ def test_contradicted_preference_is_retired_yet_seen_before_the_change(tmp_path:
     assert set(_said(memory.retrieve("green tea", 10))) == {"I dislike green tea", "I like cake"}
     assert set(_said(memory.retrieve("green tea", 10, until=2 * DAY + 12 * 3600))) == {"I like green tea", "I like cake"}
     assert memory.stats()["triplets retired"] == 1
+
+    found = run_cli("search", "green tea", "--store", store.root, "--memory", "semantic", "--json", "--until", "DAY3 12:00:00")
+    assert found.code == 0, found.output
+    assert {e["text"].split(".")[0] for e in json.loads(found.stdout)} == {"I like green tea", "I like cake"}
+    info = run_cli("info", "--store", store.root)
+    assert "memory semantic: triplets valid 2, triplets retired 1, entities 3" in info.stdout
 
 
 def test_retrieval_ranks_by_edge_ppr_and_masks_other_videos(tmp_path: Path) -> None:
