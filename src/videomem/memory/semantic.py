@@ -99,6 +99,32 @@ class _Segment:
         return fingerprint([[f.id, f.triplet.subject, f.triplet.relation, f.triplet.object] for f in self.facts])
 
 
+class _History:
+    """Which facts came before a segment on its timeline, built once per run: each timeline's
+    fact ids in segment order, so the facts before a segment are a prefix."""
+
+    def __init__(self, segments: list[_Segment]) -> None:
+        self.owner: dict[int, tuple[_Segment, _Fact]] = {f.id: (s, f) for s in segments for f in s.facts}
+        self._position: dict[tuple[str, int], int] = {}
+        self._ids: dict[str, list[int]] = {}
+        self._offsets: dict[str, list[int]] = {}
+        for s in segments:  # in time order
+            ids = self._ids.setdefault(s.scope, [])
+            self._position[(s.scope, s.idx)] = len(self._offsets.setdefault(s.scope, []))
+            self._offsets[s.scope].append(len(ids))
+            ids += [f.id for f in s.facts]
+        self._arrays = {scope: np.array(ids, dtype=np.int64) for scope, ids in self._ids.items()}
+
+    def before(self, segment: _Segment) -> np.ndarray:
+        """Ids of the facts of the earlier segments of `segment`'s timeline."""
+        return self._arrays[segment.scope][: self._offsets[segment.scope][self._position[(segment.scope, segment.idx)]]]
+
+    def distance(self, segment: _Segment, fact_id: int) -> int:
+        """How many segments before `segment` the fact's segment lies (1 = the one just before)."""
+        earlier = self.owner[fact_id][0]
+        return self._position[(segment.scope, segment.idx)] - self._position[(earlier.scope, earlier.idx)]
+
+
 def _text(t: Triplet) -> str:
     return f"{t.subject} {t.relation} {t.object}"
 
@@ -127,11 +153,12 @@ class SemanticMemory:
         if todo:
             recall = self._recall_index()
             recall.ensure(progress)
+            history = _History(segments)
             bar = progress(len(todo), STAGE, unit="segment") if progress else None
             try:
                 for segment in todo:
                     try:
-                        self._add_segment(segment, segments, recall, cfg)
+                        self._add_segment(segment, history, recall, cfg)
                     except ModelError as exc:
                         left = len(todo) - result.done
                         result.failures.append((STAGE, f"{exc} ({left} segments left; re-run ingest to resume)"))
@@ -176,28 +203,29 @@ class SemanticMemory:
             embedder_identity(self.models.cfg.text_embedder, embedder.dim),
         )
 
-    def _facts_for(self, segment: _Segment, segments: list[_Segment], recall: VectorIndex) -> tuple[list[EpisodicFact], list[_Fact]]:
+    def _facts_for(self, segment: _Segment, history: _History, recall: VectorIndex) -> tuple[list[EpisodicFact], list[_Fact]]:
         """The segment's facts (segment 0), then the closest facts of earlier segments of its
         timeline (1 = the latest earlier segment)."""
-        earlier = [s for s in segments if s.scope == segment.scope and s.t_end <= segment.t_start]
-        rank = {(s.scope, s.idx): n for n, s in enumerate(reversed(earlier), start=1)}
-        where = {f.id: (s, f) for s in earlier for f in s.facts}
-        chosen: dict[int, tuple[_Segment, _Fact]] = {}
-        if where:
+        allowed = history.before(segment)
+        chosen: dict[int, int] = {}
+        if len(allowed):
             for text in dict.fromkeys(_text(f.triplet) for f in segment.facts):
-                for fact_id, score in recall.search(text, RECALL_K, list(where)):
+                for fact_id, score in recall.search(text, RECALL_K, allowed):
                     if score >= RECALL_SIMILARITY:
-                        chosen.setdefault(fact_id, where[fact_id])
+                        chosen.setdefault(fact_id, history.distance(segment, fact_id))
         time = TimeText(self.store)
         facts = [EpisodicFact(f.triplet, 0, time.span(segment.t_start, segment.t_end)) for f in segment.facts]
-        ordered = sorted(chosen.values(), key=lambda sf: (rank[(sf[0].scope, sf[0].idx)], sf[1].id))
-        facts += [EpisodicFact(f.triplet, rank[(s.scope, s.idx)], time.span(s.t_start, s.t_end)) for s, f in ordered]
-        return facts, [*segment.facts, *(f for _, f in ordered)]
+        rows = list(segment.facts)
+        for fact_id, distance in sorted(chosen.items(), key=lambda item: (item[1], item[0])):
+            earlier, fact = history.owner[fact_id]
+            facts.append(EpisodicFact(fact.triplet, distance, time.span(earlier.t_start, earlier.t_end)))
+            rows.append(fact)
+        return facts, rows
 
-    def _add_segment(self, segment: _Segment, segments: list[_Segment], recall: VectorIndex, cfg: PipelineConfig) -> None:
+    def _add_segment(self, segment: _Segment, history: _History, recall: VectorIndex, cfg: PipelineConfig) -> None:
         """Induce, consolidate and write one segment (one transaction)."""
         language = self.models.language
-        facts, rows = self._facts_for(segment, segments, recall)
+        facts, rows = self._facts_for(segment, history, recall)
         induced = language.induce_semantic(facts, cfg.min_support_segments)
         known = self._valid(segment.scope, cfg.semantic_segment_seconds)
         items = [self._new(t, facts, known, cfg.semantic_merge_threshold) for t in induced]
