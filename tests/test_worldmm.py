@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
-from memory_stores import hand_store, offline_models
+from memory_stores import captioned_store, offline_models
 from test_prompted import ScriptedEngine, role
 
 from videomem.agent.react import Agent
@@ -64,14 +64,7 @@ class _Models:
 
 @pytest.fixture
 def events_store(tmp_path: Path) -> Store:
-    store = hand_store(tmp_path, [None] * len(TEXTS))
-    with store.transaction() as tx:
-        for clip, text in zip(store.query("SELECT * FROM clips ORDER BY idx"), TEXTS):
-            tx.execute(
-                "INSERT INTO events (clip_id, video_id, t_start, t_end, text) VALUES (?, 'v', ?, ?, ?)",
-                (clip["id"], clip["t_start"], clip["t_end"], f"On-screen text reads '{text}'."),
-            )
-    return store
+    return captioned_store(tmp_path, TEXTS)
 
 
 def test_rounds_feed_the_next_decision_and_the_response(events_store: Store) -> None:
