@@ -15,13 +15,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Annotated, Any, get_type_hints
 
-import numpy as np
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, create_model
 
 from videomem.config import AgentConfig
 from videomem.errors import TimeFormatError, VideomemError
 from videomem.evidence import Evidence
-from videomem.memory.clips import TimeText, open_frame, scope_sql
+from videomem.memory.clips import TimeText, evenly, open_frame, scope_sql
 from videomem.memory.registry import MEMORIES, Memory, open_memory, tool_name
 from videomem.models.base import ClipView
 from videomem.models.registry import ModelSet
@@ -206,8 +205,7 @@ class Toolbox:
         covered_end = max(f["c_end"] for f in frames)
         span = min(t_end, covered_end) - max(t_start, covered_start)
         budget = min(self.cfg.qa_max_frames, max(1, int(span * self.cfg.qa_fps)))
-        if len(frames) > budget:
-            frames = [frames[i] for i in np.unique(np.linspace(0, len(frames) - 1, budget).round().astype(int))]
+        frames = evenly(frames, budget)
         view = ClipView(
             video_id=videos[0],
             t_start=covered_start,
