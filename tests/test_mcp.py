@@ -17,13 +17,18 @@ from mcp.client.streamable_http import streamable_http_client
 from memory_stores import late_question, offline_models, scripted_store
 from test_server import ClockMemory
 
-from videomem.config import load_agent
+from videomem.config import load_agent, tool_names
 from videomem.memory.registry import MEMORIES, Registered
 from videomem.server.auth import TokenGate
 from videomem.server.mcp_server import build_server
 from videomem.server.readers import Readers
 
-TOOLS = ["video.retrieval", "video.rag", "video.qa", "memory.events", "memory.objects", "ask"]
+
+def expected_tools() -> list[str]:
+    """The default agent's tools and every registered memory's tool (in the order agent
+    profiles list tools), then `ask`."""
+    enabled = load_agent().tools
+    return [t for t in tool_names() if t in enabled or t.startswith("memory.")] + ["ask"]
 
 
 @pytest.fixture(scope="module")
@@ -51,7 +56,7 @@ def test_stdio_server_lists_the_tools_and_answers_with_evidence(scripted) -> Non
 
     got = anyio.run(session)
     tools = got["tools"]
-    assert list(tools) == TOOLS
+    assert list(tools) == expected_tools() and {"video.qa", "memory.events"} <= set(tools)
     assert tools["video.qa"].input_schema["required"] == ["question", "t_start", "t_end"]
     assert {"until", "video_id"} <= set(tools["memory.events"].input_schema["properties"])
     assert tools["ask"].input_schema["required"] == ["question"]
@@ -90,7 +95,7 @@ def test_a_memory_registered_later_is_an_mcp_tool(scripted, monkeypatch) -> None
         names, result, scoped = anyio.run(session)
     finally:
         readers.close()
-    assert names == TOOLS[:-1] + ["memory.clock", "ask"]
+    assert names == expected_tools() and names[-2:] == ["memory.clock", "ask"]
     assert [e["t_start"] for e in result.structured_content["evidence"]] == [0.0]
     assert scoped.structured_content["evidence"] == [] and "No memory entries found" in scoped.content[0].text
 
@@ -108,6 +113,6 @@ def test_streamable_http_transport_behind_the_token(scripted) -> None:
     try:
         with live(app) as base:
             assert httpx.post(f"{base}/mcp", json={}).status_code == 401
-            assert anyio.run(tool_names, f"{base}/mcp") == TOOLS
+            assert anyio.run(tool_names, f"{base}/mcp") == expected_tools()
     finally:
         readers.close()
