@@ -6,6 +6,7 @@
 * `copy_store(src, dst)`: a private copy of a store for a test that changes it (symlinks
   planted in it, an ingest into it).
 * `sse(lines)`: (event, data) pairs of a server-sent event stream.
+* `ClockMemory`: a memory for registering after the server started (it must show up).
 """
 
 from __future__ import annotations
@@ -21,6 +22,10 @@ from pathlib import Path
 from typing import Any
 
 import uvicorn
+
+from videomem.evidence import Evidence
+from videomem.memory.clips import scope_sql
+from videomem.store import Store
 
 
 @contextmanager
@@ -64,3 +69,21 @@ def sse(lines: Iterable[str]) -> list[tuple[str, Any]]:
     if data:
         events.append((event, json.loads("\n".join(data))))
     return events
+
+
+class ClockMemory:
+    """Clock memory: which clips a time of day falls in. Query by a time."""
+
+    def __init__(self, store: Store, models: object) -> None:
+        self.store = store
+
+    def retrieve(self, query: str, top_k: int, until: float | None = None, video_id: str | None = None) -> list[Evidence]:
+        where, params = scope_sql(until, video_id)
+        rows = self.store.query(
+            f"SELECT video_id, t_start, t_end FROM clips {'WHERE ' + where if where else ''} ORDER BY t_start LIMIT ?",
+            (*params, top_k),
+        )
+        return [Evidence(r["t_start"], r["t_end"], f"clip at {r['t_start']:g} s", "clock", 1.0, r["video_id"]) for r in rows]
+
+    def stats(self) -> dict[str, int]:
+        return {"clips": self.store.query("SELECT COUNT(*) AS n FROM clips")[0]["n"]}

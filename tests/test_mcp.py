@@ -11,11 +11,10 @@ import anyio
 import httpx
 import httpx2
 import pytest
-from live_server import live
+from live_server import ClockMemory, live
 from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 from memory_stores import late_question, offline_models, scripted_store
-from test_server import ClockMemory
 
 from videomem.config import load_agent, tool_names
 from videomem.memory.registry import MEMORIES, Registered

@@ -17,14 +17,13 @@ from urllib.parse import urlsplit
 import httpx
 import pytest
 from fastapi.testclient import TestClient
-from live_server import copy_store, live, sse
+from live_server import ClockMemory, copy_store, live, sse
 from memory_stores import late_question, offline_models, scripted_store
 
 from videomem.agent.react import Agent
 from videomem.config import PROJECT_ROOT, load_agent
 from videomem.errors import StoreError
 from videomem.evidence import Evidence
-from videomem.memory.clips import scope_sql
 from videomem.memory.events import EventMemory
 from videomem.memory.registry import MEMORIES, Registered
 from videomem.models.base import AnswerOut, ToolCall
@@ -42,24 +41,6 @@ def client(scripted):
     store_dir, _ = scripted
     with TestClient(create_app(store_dir, offline_models(), load_agent())) as test_client:
         yield test_client
-
-
-class ClockMemory:
-    """Clock memory: which clips a time of day falls in. Query by a time."""
-
-    def __init__(self, store: Store, models: object) -> None:
-        self.store = store
-
-    def retrieve(self, query: str, top_k: int, until: float | None = None, video_id: str | None = None) -> list[Evidence]:
-        where, params = scope_sql(until, video_id)
-        rows = self.store.query(
-            f"SELECT video_id, t_start, t_end FROM clips {'WHERE ' + where if where else ''} ORDER BY t_start LIMIT ?",
-            (*params, top_k),
-        )
-        return [Evidence(r["t_start"], r["t_end"], f"clip at {r['t_start']:g} s", "clock", 1.0, r["video_id"]) for r in rows]
-
-    def stats(self) -> dict[str, int]:
-        return {"clips": self.store.query("SELECT COUNT(*) AS n FROM clips")[0]["n"]}
 
 
 def test_info_lists_each_registered_memory_and_the_agents_tools(client, scripted, monkeypatch) -> None:
