@@ -22,6 +22,7 @@ _STAGE_CLASSES = {
     "sample": "videomem.pipeline.sample:SampleStage",
     "caption": "videomem.pipeline.caption:CaptionStage",
     "objects": "videomem.pipeline.objects:ObjectsStage",
+    "episodic": "videomem.pipeline.episodic:EpisodicStage",
 }
 assert tuple(_STAGE_CLASSES) == STAGE_ORDER
 
