@@ -39,7 +39,7 @@ from videomem.config import EpisodicSettings, PipelineConfig
 from videomem.errors import ModelError
 from videomem.evidence import Evidence
 from videomem.memory.clips import scope_sql, timeline_kind
-from videomem.memory.graph import Passage, PassageGraph, SavedGraph, fingerprint, saved_sizes
+from videomem.memory.graph import Passage, PassageGraph, SavedGraph, TextVectors, fingerprint, saved_sizes
 from videomem.models.base import RankCandidate
 from videomem.models.registry import ModelSet
 from videomem.pipeline.base import StageResult
@@ -142,8 +142,9 @@ class EpisodicMemory:
             if written is None:
                 break
             built[scale] = written
+        vectors = TextVectors(self.models.text_embedder)  # scales share most entities and facts
         for scale in self.scales():
-            self._graph(scale).ensure()
+            self._graph(scale).ensure(vectors)
         return result
 
     def _clip_items(self) -> list[_Item]:
