@@ -35,7 +35,8 @@ def ev(t: float, text: str, score: float = 0.5) -> Evidence:
 
 
 def triples(language: OfflineLanguage, text: str) -> set[tuple[str, str, str]]:
-    return {(t.subject, t.relation, t.object) for t in language.extract_triplets([text])[0]}
+    entities = language.extract_entities([text])
+    return {(t.subject, t.relation, t.object) for t in language.extract_triplets([text], entities)[0]}
 
 
 # ---------------------------------------------------------------- triplets
@@ -58,6 +59,22 @@ def test_quoted_text_is_one_entity_and_is_parsed_too(language: OfflineLanguage) 
     assert ("on-screen text", "read", "ROOM 418") in found
     assert ("I", "leave", "wallet") in found
     assert ("I", "leave in", "car") in found
+
+
+def test_entities_are_noun_phrases_names_and_quotes_with_first_person_kept(language: OfflineLanguage) -> None:
+    text = "Alice gave me the red ball near the garage. On-screen text reads 'ROOM 418'. Two dogs bark."
+    found = language.extract_entities([text, ""])
+    assert {"Alice", "I", "red ball", "garage", "ROOM 418"} <= set(found[0])
+    assert "Two" not in found[0] and "two" not in found[0], "amounts are not entities"
+    assert found[1] == []
+
+
+def test_triplets_are_conditioned_on_the_entities(language: OfflineLanguage) -> None:
+    text = "Alice opens the door. I drink coffee."
+    everything = language.extract_triplets([text], language.extract_entities([text]))[0]
+    only_alice = language.extract_triplets([text], [["Alice"]])[0]
+    assert {(t.subject, t.object) for t in everything} >= {("Alice", "door"), ("I", "coffee")}
+    assert [(t.subject, t.relation, t.object) for t in only_alice] == [("Alice", "open", "door")]
 
 
 def test_semantic_triplets_are_the_recurring_ones(language: OfflineLanguage) -> None:
@@ -229,6 +246,23 @@ def test_plan_looks_at_a_named_moment(language: OfflineLanguage) -> None:
     state.history.append(step(language.plan_step(state), "1. 00:03:00-00:03:10 (events, 0.3): The scene is still."))
     call = language.plan_step(state)
     assert (call.tool, call.arguments["t_start"], call.arguments["t_end"]) == ("video.qa", 750.0, 760.0)
+
+
+def test_plan_consults_each_memory_tool_the_profile_offers_once(language: OfflineLanguage) -> None:
+    memory = {"name": "memory.episodic", "description": "captions at several time scales",
+              "parameters": {"properties": {"query": {}, "top_k": {}}}}
+    state = AgentState("What did I do all morning?", ["Paint the fence", "Wash the car"], [*TOOLS, memory], [], 1, 6)
+    first = language.plan_step(state)
+    state.history.append(step(first, "1. 00:01:40-00:01:50 (events, 0.41): I paint the fence."))
+    second = language.plan_step(state)
+    assert (second.tool, second.arguments) == ("memory.episodic", {"query": first.arguments["query"]})
+    state.history.append(step(second, "From episodic memory:\n1. 00:00:00-00:10:00 (600 s): I wash the car."))
+    third = language.plan_step(state)
+    assert third.tool not in {"memory.episodic", "video.retrieval"}, "both options are found: no more searches"
+    alone = AgentState("What did I do?", None, [memory], [], 1, 5)
+    assert language.plan_step(alone).tool == "memory.episodic"
+    alone.history.append(step(language.plan_step(alone), "No memory entries found"))
+    assert language.plan_step(alone).tool == "finish"
 
 
 def test_plan_forced_finish_and_missing_tools(language: OfflineLanguage) -> None:

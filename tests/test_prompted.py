@@ -16,11 +16,14 @@ from videomem.models.base import (
     AnswerOut,
     CaptionOut,
     ClipView,
+    EntitiesOut,
     Generation,
     LMRequest,
     MergeDecision,
     ObjectRecord,
     ObjectsOut,
+    RankCandidate,
+    RankingOut,
     SemanticOut,
     StepRecord,
     SummaryOut,
@@ -116,7 +119,9 @@ def test_each_task_sends_its_own_prompt_and_schema() -> None:
         json.dumps({"objects": [record]}),
         json.dumps({"answer": "The sign says EXIT.", "choice": None}),
         json.dumps({"summary": "I cook, then eat."}),
+        json.dumps({"entities": ["I", "onion"]}),
         json.dumps({"triplets": [{"subject": "I", "relation": "cut", "object": "onion"}]}),
+        json.dumps({"ids": [8, 99, 7, 8]}),
         json.dumps({"triplets": [{"subject": "I", "relation": "likes", "object": "tea", "evidence": [0, 1]}]}),
         json.dumps({"same": True, "reason": "same jacket"}),
         json.dumps({"thought": "search", "tool": "video.retrieval", "arguments": {"query": "onion"}}),
@@ -129,7 +134,13 @@ def test_each_task_sends_its_own_prompt_and_schema() -> None:
     assert vision.extract_objects([clip()])[0][0].name == "man in red"
     assert vision.answer_from_frames("What does the sign say?", clip()).answer == "The sign says EXIT."
     assert language.summarise([["I cut onions.", "I fry them."]]) == ["I cook, then eat."]
-    assert language.extract_triplets(["I cut an onion."])[0][0].object == "onion"
+    assert language.extract_entities(["I cut an onion."]) == [["I", "onion"]]
+    assert language.extract_triplets(["I cut an onion."], [["I", "onion"]])[0][0].object == "onion"
+    candidates = [
+        RankCandidate(7, "I cut onions.", 60.0, 70.0, 10.0, 1),
+        RankCandidate(8, "I cook dinner.", 0.0, 600.0, 600.0, 1),
+    ]
+    assert language.rerank("What did I cook?", candidates) == [8, 7], "invented ids and repeats dropped"
     assert language.induce_semantic(["I drink tea.", "I make tea again."])[0].evidence == [0, 1]
     assert language.same_entity([(person, person)]) == [True]
     state = AgentState("What did I cut?", ["carrots", "onions"], TOOLS, [], 1, 5, until=7200.0)
@@ -138,13 +149,17 @@ def test_each_task_sends_its_own_prompt_and_schema() -> None:
     assert language.answer("What did I cut?", ["carrots", "onions"], evidence).choice == "B"
 
     sent = [batch[0] for batch in engine.batches]
-    schemas = [ObjectsOut, AnswerOut, SummaryOut, TripletsOut, SemanticOut, MergeDecision, ToolCall, AnswerOut]
+    schemas = [ObjectsOut, AnswerOut, SummaryOut, EntitiesOut, TripletsOut, RankingOut, SemanticOut, MergeDecision,
+               ToolCall, AnswerOut]
     assert [r.json_schema for r in sent] == [m.model_json_schema() for m in schemas]
-    assert [type(r) for r in sent] == [VLRequest] * 2 + [LMRequest] * 6
-    assert len({r.prompt.splitlines()[0] for r in sent[2:7]}) == 5, "a distinct prompt file per task"
-    summary, triplets, semantic, merge, plan, answer = (r.prompt for r in sent[2:])
+    assert [type(r) for r in sent] == [VLRequest] * 2 + [LMRequest] * 8
+    assert len({r.prompt.splitlines()[0] for r in sent[2:9]}) == 7, "a distinct prompt file per task"
+    summary, entities, triplets, rerank, semantic, merge, plan, answer = (r.prompt for r in sent[2:])
     assert "1. I cut onions." in summary and "2. I fry them." in summary
-    assert "I cut an onion." in triplets
+    assert "I cut an onion." in entities
+    assert "I cut an onion." in triplets and '["I", "onion"]' in triplets, "triplets conditioned on the entities"
+    assert "What did I cook?" in rerank and "[7] 10 s window, 00:01:00-00:01:10: I cut onions." in rerank
+    assert "[8] 600 s window" in rerank
     assert "0. I drink tea." in semantic and "1. I make tea again." in semantic
     assert "red jacket" in merge
     assert "video.retrieval" in plan and '"required":["query"]' in plan and "02:00:00" in plan
@@ -184,7 +199,7 @@ def test_only_rejected_requests_are_reasked() -> None:
 
 def test_a_bare_list_is_wrapped_into_the_single_list_field() -> None:
     engine = ScriptedEngine(['[{"subject": "I", "relation": "open", "object": "door"}]'])
-    assert PromptedLanguage(engine, role()).extract_triplets(["I open the door."])[0][0].relation == "open"
+    assert PromptedLanguage(engine, role()).extract_triplets(["I open the door."], [["I", "door"]])[0][0].relation == "open"
     assert len(engine.batches) == 1
 
 

@@ -6,8 +6,8 @@ Two layers, so that a memory or a tool never knows which backend it talks to:
   `LanguageModel`, `TextEmbedder`, `VisualEmbedder`. Implemented by openai_compat, vllm_engine,
   hf_transformers, open_clip, text_embed.
 * **Tasks** (`VisionTasks`, `LanguageTasks`): what the pipeline and agent actually ask for —
-  caption a clip, extract objects, summarise, extract triplets, decide a merge, plan the next
-  agent step, answer. `models/prompted.py` fulfils tasks on any engine with a prompt file and
+  caption a clip, extract objects, summarise, extract entities and then triplets, decide a
+  merge, re-rank captions across time scales, plan the next agent step, answer. `models/prompted.py` fulfils tasks on any engine with a prompt file and
   a JSON schema; `models/offline/` fulfils each with an explicit algorithm.
 
 Every generation records its tokens and seconds in a `UsageMeter`, so a run can report totals
@@ -176,6 +176,10 @@ class SummaryOut(BaseModel):
     summary: str = Field(min_length=1)
 
 
+class EntitiesOut(BaseModel):
+    entities: list[str] = Field(description="people, objects, places, times and on-screen text a caption names")
+
+
 class Triplet(BaseModel):
     subject: str = Field(min_length=1)
     relation: str = Field(min_length=1)
@@ -184,6 +188,27 @@ class Triplet(BaseModel):
 
 class TripletsOut(BaseModel):
     triplets: list[Triplet]
+
+
+@dataclass(frozen=True)
+class RankCandidate:
+    """A caption put to the cross-scale re-rank (WorldMM's episodic retrieval)."""
+
+    id: int
+    text: str
+    t_start: float
+    t_end: float
+    scale: float
+    """Seconds per window of the time scale it comes from."""
+    rank: int
+    """Its place (1 = best) among the candidates of its own scale."""
+    timeline: str = ""
+    """Candidates on one timeline may contain each other: a video's id when every video starts
+    at 0, '' on a corpus timeline (EgoLife)."""
+
+
+class RankingOut(BaseModel):
+    ids: list[int] = Field(description="ids of the relevant captions, most relevant first")
 
 
 class SemanticTriplet(Triplet):
@@ -258,7 +283,17 @@ class VisionTasks(Protocol):
 class LanguageTasks(Protocol):
     def summarise(self, groups: Sequence[Sequence[str]]) -> list[str]: ...
 
-    def extract_triplets(self, texts: Sequence[str]) -> list[list[Triplet]]: ...
+    def extract_entities(self, texts: Sequence[str]) -> list[list[str]]:
+        """The entities each text names (people, objects, places, times, on-screen text)."""
+        ...
+
+    def extract_triplets(self, texts: Sequence[str], entities: Sequence[Sequence[str]]) -> list[list[Triplet]]:
+        """Subject–relation–object facts of each text, built around its `entities`; "I" stays "I"."""
+        ...
+
+    def rerank(self, query: str, candidates: Sequence[RankCandidate]) -> list[int]:
+        """Ids of the candidates that answer `query`, most relevant first, across time scales."""
+        ...
 
     def induce_semantic(self, captions: Sequence[str]) -> list[SemanticTriplet]: ...
 

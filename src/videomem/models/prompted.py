@@ -28,12 +28,15 @@ from videomem.models.base import (
     AnswerOut,
     CaptionOut,
     ClipView,
+    EntitiesOut,
     LanguageModel,
     LMRequest,
     OPTION_LETTERS,
     MergeDecision,
     ObjectRecord,
     ObjectsOut,
+    RankCandidate,
+    RankingOut,
     SemanticOut,
     SemanticTriplet,
     StepRecord,
@@ -195,10 +198,34 @@ class PromptedLanguage(_Prompted):
         requests = [LMRequest(prompt, json_schema=schema) for prompt in prompts]
         return [out.summary.strip() for out in self._ask_model("summarise", requests, SummaryOut)]
 
-    def extract_triplets(self, texts: Sequence[str]) -> list[list[Triplet]]:
+    def extract_entities(self, texts: Sequence[str]) -> list[list[str]]:
+        schema = EntitiesOut.model_json_schema()
+        requests = [LMRequest(render("extract_entities", text=text), json_schema=schema) for text in texts]
+        outs = self._ask_model("extract_entities", requests, EntitiesOut)
+        return [list(dict.fromkeys(e.strip() for e in out.entities if e.strip())) for out in outs]
+
+    def extract_triplets(self, texts: Sequence[str], entities: Sequence[Sequence[str]]) -> list[list[Triplet]]:
         schema = TripletsOut.model_json_schema()
-        requests = [LMRequest(render("extract_triplets", text=text), json_schema=schema) for text in texts]
+        requests = [
+            LMRequest(render("extract_triplets", text=text, entities=json.dumps(list(names), ensure_ascii=False)),
+                      json_schema=schema)
+            for text, names in zip(texts, entities, strict=True)
+        ]
         return [out.triplets for out in self._ask_model("extract_triplets", requests, TripletsOut)]
+
+    def rerank(self, query: str, candidates: Sequence[RankCandidate]) -> list[int]:
+        known = {c.id for c in candidates}
+        lines = "\n".join(
+            f"[{c.id}] {c.scale:g} s window, {format_clock(c.t_start)}-{format_clock(c.t_end)}: {' '.join(c.text.split())}"
+            for c in candidates
+        )
+        request = LMRequest(render("rerank_captions", query=query, captions=lines), json_schema=RankingOut.model_json_schema())
+
+        def parse(text: str) -> list[int]:
+            # Ids the model invented are dropped rather than re-asked: the rest of its ranking stands.
+            return [i for i in dict.fromkeys(validate_reply(text, RankingOut).ids) if i in known]
+
+        return self._ask("rerank_captions", [request], parse)[0]
 
     def induce_semantic(self, captions: Sequence[str]) -> list[SemanticTriplet]:
         prompt = render("induce_semantic", captions=_numbered(captions, start=0))

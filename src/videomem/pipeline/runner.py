@@ -23,6 +23,7 @@ _STAGE_CLASSES = {
     "sample": "videomem.pipeline.sample:SampleStage",
     "caption": "videomem.pipeline.caption:CaptionStage",
     "objects": "videomem.pipeline.objects:ObjectsStage",
+    "episodic": "videomem.pipeline.episodic:EpisodicStage",
     "visual": "videomem.pipeline.visual:VisualStage",
 }
 assert tuple(_STAGE_CLASSES) == STAGE_ORDER

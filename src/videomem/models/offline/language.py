@@ -2,8 +2,10 @@
 
 * summarise — extractive: MiniLM-embed the sentences, pick central, non-redundant ones by
   maximal marginal relevance, keep them in time order. It never writes a new sentence.
-* extract_triplets / induce_semantic — spaCy dependency rules (see `triplets.py`); semantic
-  triplets are the triplets that recur in at least two captions.
+* extract_entities / extract_triplets / induce_semantic — spaCy noun chunks, named entities
+  and dependency rules (see `triplets.py`); semantic triplets are the triplets that recur in
+  at least two captions.
+* rerank — reciprocal-rank fusion and a rule for the time scale (see `rerank.py`).
 * same_entity — names decide when both are real names; otherwise same colours and a high
   MiniLM similarity of the key fields.
 * plan_step — rules (see `planner.py`); answer — option scoring (see `scoring.py`).
@@ -29,6 +31,7 @@ from videomem.models.base import (
     OPTION_LETTERS,
     AnswerOut,
     ObjectRecord,
+    RankCandidate,
     SemanticTriplet,
     TextEmbedder,
     ToolCall,
@@ -40,6 +43,7 @@ from videomem.models.offline import require_no_options
 from videomem.models.offline import triplets as triplet_rules
 from videomem.models.offline.colours import PALETTE
 from videomem.models.offline.planner import plan
+from videomem.models.offline.rerank import rerank as rerank_rule
 from videomem.models.offline.scoring import OptionScorer, strip_label
 from videomem.models.offline.nlp import split_sentences, words
 
@@ -89,10 +93,23 @@ class OfflineLanguage:
 
     # ------------------------------------------------------------ triplets
 
-    def extract_triplets(self, texts: Sequence[str]) -> list[list[Triplet]]:
+    def extract_entities(self, texts: Sequence[str]) -> list[list[str]]:
         start = time.perf_counter()
-        out = triplet_rules.extract(texts)
+        out = triplet_rules.entities(texts)
+        self._meter(texts, [name for names in out for name in names], start, len(texts))
+        return out
+
+    def extract_triplets(self, texts: Sequence[str], entities: Sequence[Sequence[str]]) -> list[list[Triplet]]:
+        start = time.perf_counter()
+        found = triplet_rules.extract(texts)
+        out = [triplet_rules.conditioned(ts, names) for ts, names in zip(found, entities, strict=True)]
         self._meter(texts, [f"{t.subject} {t.relation} {t.object}" for ts in out for t in ts], start, len(texts))
+        return out
+
+    def rerank(self, query: str, candidates: Sequence[RankCandidate]) -> list[int]:
+        start = time.perf_counter()
+        out = rerank_rule(query, candidates, self.embedder)
+        self._meter([query, *(c.text for c in candidates)], [str(i) for i in out], start)
         return out
 
     def induce_semantic(self, captions: Sequence[str]) -> list[SemanticTriplet]:

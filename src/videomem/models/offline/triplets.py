@@ -9,10 +9,16 @@ determiners. First person is always "I".
 
 Quoted text ('ROOM 418', speech) is one entity in the sentence that quotes it, and is parsed on
 its own as well, so on-screen sentences and speech yield triplets too.
+
+Entities (the step before triplets in WorldMM) are the noun chunks, written like triplet
+arguments, the named entities spaCy finds, and quoted text. Triplets are conditioned on them:
+one is kept only if its subject or its object is one of the text's entities.
 """
 
 from __future__ import annotations
 
+import re
+from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 
 from videomem.models.base import Triplet
@@ -23,6 +29,11 @@ _MODIFIERS = {"compound", "amod", "nummod", "poss", "nmod"}
 _SUBJECTS = {"nsubj", "nsubjpass", "csubj"}
 _OBJECTS = {"dobj", "attr", "acomp", "oprd", "dative", "xcomp"}
 _PLACEHOLDER = "QUOTE{}"
+_COUNTING = {"CARDINAL", "ORDINAL", "PERCENT", "QUANTITY", "MONEY"}
+"""Named-entity labels that are amounts, not things a question asks about."""
+PARSE_CACHE = 4096
+"""Parsed texts kept: entities and then triplets of one batch read the same parses."""
+_parsed: OrderedDict[str, object] = OrderedDict()
 
 
 def _unit_texts(text: str) -> tuple[str, dict[str, str], list[str]]:
@@ -118,18 +129,74 @@ def triplets_of_docs(docs: Iterable, mappings: Sequence[dict[str, str]]) -> list
     return out
 
 
-def extract(texts: Sequence[str]) -> list[list[Triplet]]:
-    """Triplets per text, in order of appearance, without duplicates."""
+def _units(texts: Sequence[str]) -> tuple[list[int], list, list[dict[str, str]]]:
+    """Each text and each quote in it worth parsing alone: (text index, parsed doc, quote map)."""
     units: list[tuple[int, str, dict[str, str]]] = []
     for i, text in enumerate(texts):
         outer, mapping, inner = _unit_texts(text)
         units.append((i, outer, mapping))
         units.extend((i, quote, {}) for quote in inner)
-    docs = load_spacy().pipe([u[1] for u in units], batch_size=64)
-    per_unit = triplets_of_docs(docs, [u[2] for u in units])
+    return [u[0] for u in units], _parse([u[1] for u in units]), [u[2] for u in units]
+
+
+def _parse(texts: list[str]) -> list:
+    """spaCy docs of `texts`, parsing only those not parsed recently (repeats are common:
+    a still scene gives the same caption clip after clip)."""
+    missing = list(dict.fromkeys(t for t in texts if t not in _parsed))
+    for text, doc in zip(missing, load_spacy().pipe(missing, batch_size=64)):
+        _parsed[text] = doc
+    for text in texts:
+        _parsed.move_to_end(text)
+    docs = [_parsed[t] for t in texts]
+    while len(_parsed) > PARSE_CACHE:
+        _parsed.popitem(last=False)
+    return docs
+
+
+def _doc_entities(doc, mapping: dict[str, str]) -> Iterable[str]:  # noqa: ANN001
+    yield from mapping.values()
+    for chunk in doc.noun_chunks:
+        root = chunk.root
+        if root.pos_ == "PRON" and root.lower_ not in FIRST_PERSON:
+            continue
+        yield _phrase(root, mapping)
+    for ent in doc.ents:
+        if ent.label_ not in _COUNTING and ent.text not in mapping:
+            yield "".join(mapping.get(t.text, t.text) + t.whitespace_ for t in ent).strip()
+
+
+def entity_key(text: str) -> str:
+    """Case- and punctuation-free form under which two spellings of an entity are one."""
+    return " ".join(re.findall(r"\w+", text.casefold()))
+
+
+def entities(texts: Sequence[str]) -> list[list[str]]:
+    """Entities per text, in order of appearance, each once (compared by `entity_key`)."""
+    owners, docs, mappings = _units(texts)
+    result: list[list[str]] = [[] for _ in texts]
+    seen: list[set[str]] = [set() for _ in texts]
+    for i, doc, mapping in zip(owners, docs, mappings):
+        for name in _doc_entities(doc, mapping):
+            key = entity_key(name)
+            if key and key not in seen[i]:
+                seen[i].add(key)
+                result[i].append(name)
+    return result
+
+
+def conditioned(found: Sequence[Triplet], names: Sequence[str]) -> list[Triplet]:
+    """The triplets whose subject or object is one of `names`."""
+    keys = {entity_key(n) for n in names}
+    return [t for t in found if entity_key(t.subject) in keys or entity_key(t.object) in keys]
+
+
+def extract(texts: Sequence[str]) -> list[list[Triplet]]:
+    """Triplets per text, in order of appearance, without duplicates."""
+    owners, docs, mappings = _units(texts)
+    per_unit = triplets_of_docs(docs, mappings)
     result: list[list[Triplet]] = [[] for _ in texts]
     seen: list[set[tuple[str, str, str]]] = [set() for _ in texts]
-    for (i, _, _), found in zip(units, per_unit):
+    for i, found in zip(owners, per_unit):
         for t in found:
             key = (t.subject.lower(), t.relation, t.object.lower())
             if key not in seen[i] and t.subject.strip() and t.object.strip():
