@@ -4,6 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.stamp-install
 VTEST := /usr/share/doc/opencv-doc/examples/data/vtest.avi
+CHROMEDRIVER := /usr/bin/chromedriver
 DEMO_DIR ?= demo-out
 
 .PHONY: demo test bench install clean
@@ -23,7 +24,14 @@ $(VTEST):
 	  (apt-get install -y -qq opencv-doc >/dev/null 2>&1 || \
 	   (apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq opencv-doc >/dev/null 2>&1)) || true; fi
 
-test: $(STAMP) $(VTEST)
+# Debian's chromium + chromium-driver run the web page's browser test (tests/test_browser.py),
+# which skips with a reason when they cannot be installed.
+$(CHROMEDRIVER):
+	-@if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	  (apt-get install -y -qq chromium chromium-driver >/dev/null 2>&1 || \
+	   (apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq chromium chromium-driver >/dev/null 2>&1)) || true; fi
+
+test: $(STAMP) $(VTEST) $(CHROMEDRIVER)
 	$(VENV)/bin/ruff check src tests benchmarks
 	$(PY) -m pytest -q
 

@@ -227,6 +227,21 @@ def test_trace_is_complete_and_tokens_add_up(events_store: Store) -> None:
     assert {"t_start", "t_end", "text", "video_id", "source"} <= set(data["evidence"][0])
 
 
+def test_on_step_sees_each_step_as_it_is_recorded(events_store: Store) -> None:
+    plans = [_call("video.search", query="x"), _call("video.retrieval", "find it", query="fireworks"), _call("finish")]
+    agent, models = _agent(events_store, plans)
+    seen: list[tuple[dict, int, int]] = []
+    answer = agent.ask(
+        "When are the fireworks?",
+        on_step=lambda step: seen.append((step, len(models.language.states), len(models.language.answered))),
+    )
+    assert [step for step, _, _ in seen] == answer.trace  # every step, malformed ones too, in order
+    assert [s["tool"] for s in answer.trace] == ["video.search", "video.retrieval", "finish", "answer"]
+    # each step arrives before the next plan is asked for, and the loop's before the answer is written
+    assert [(plans, answers) for _, plans, answers in seen] == [(1, 0), (2, 0), (3, 0), (3, 1)]
+    assert seen[1][0]["evidence"][0]["t_start"] == 40
+
+
 def test_caption_rag_is_one_shot_over_events(events_store: Store) -> None:
     cfg = load_agent(PROJECT_ROOT / "agents" / "caption-rag.yaml")
     assert (cfg.kind, cfg.top_k) == ("caption_rag", 10)

@@ -14,7 +14,15 @@ import pytest
 from scipy import sparse
 
 from videomem.memory import graph as graph_module
-from videomem.memory.graph import PageRank, Passage, PassageGraph, SavedGraph, keep_nodes, synonym_edges
+from videomem.memory.graph import (
+    PageRank,
+    Passage,
+    PassageGraph,
+    SavedGraph,
+    TextVectors,
+    keep_nodes,
+    synonym_edges,
+)
 
 
 class HashEmbedder:
@@ -111,7 +119,7 @@ PASSAGES = [
 
 def test_passage_graph_ranks_by_ppr_and_masks_hidden_passages() -> None:
     embedder = HashEmbedder()
-    graph = PassageGraph.build(PASSAGES, embedder, synonym_threshold=0.99)
+    graph = PassageGraph.build(PASSAGES, TextVectors(embedder), synonym_threshold=0.99)
     assert graph.entities == sorted({"i", "onions", "kitchen", "pan", "dog", "sofa", "courier"})
     assert graph.n_nodes == 7 + 4
     query = embedder.embed(["where does the dog sleep"])[0]

@@ -271,6 +271,23 @@ def test_plan_looks_at_a_named_moment(language: OfflineLanguage) -> None:
     assert (call.tool, call.arguments["t_start"], call.arguments["t_end"]) == ("video.qa", 750.0, 760.0)
 
 
+def test_plan_consults_each_memory_tool_the_profile_offers_once(language: OfflineLanguage) -> None:
+    memory = {"name": "memory.episodic", "description": "captions at several time scales",
+              "parameters": {"properties": {"query": {}, "top_k": {}}}}
+    state = AgentState("What did I do all morning?", ["Paint the fence", "Wash the car"], [*TOOLS, memory], [], 1, 6)
+    first = language.plan_step(state)
+    state.history.append(step(first, "1. 00:01:40-00:01:50 (events, 0.41): I paint the fence."))
+    second = language.plan_step(state)
+    assert (second.tool, second.arguments) == ("memory.episodic", {"query": first.arguments["query"]})
+    state.history.append(step(second, "From episodic memory:\n1. 00:00:00-00:10:00 (600 s): I wash the car."))
+    third = language.plan_step(state)
+    assert third.tool not in {"memory.episodic", "video.retrieval"}, "both options are found: no more searches"
+    alone = AgentState("What did I do?", None, [memory], [], 1, 5)
+    assert language.plan_step(alone).tool == "memory.episodic"
+    alone.history.append(step(language.plan_step(alone), "No memory entries found"))
+    assert language.plan_step(alone).tool == "finish"
+
+
 def test_plan_forced_finish_and_missing_tools(language: OfflineLanguage) -> None:
     last = AgentState("Where?", ["a", "b"], TOOLS, [StepRecord("", "video.retrieval", {}, "")] * 2, 3, 3)
     assert language.plan_step(last).tool == "finish"

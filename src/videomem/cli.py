@@ -94,25 +94,22 @@ def ingest(
 @app.command()
 def info(store: StoreOpt, models: ModelsOpt = None) -> None:
     """Summarise a store: videos, clips, hours of video, stages done, and each memory's size."""
-    from videomem.memory.registry import MEMORIES, open_memory
     from videomem.models.registry import ModelSet
     from videomem.store import Store
+    from videomem.summary import summarize
 
     with Store(store) as db:
-        videos = db.query("SELECT id, duration FROM videos ORDER BY id")
-        n_clips = db.query("SELECT COUNT(*) AS n FROM clips")[0]["n"]
-        hours = sum(v["duration"] for v in videos) / 3600
-        out.print(f"videos: {len(videos)}")
-        out.print(f"clips: {n_clips}", highlight=False)
-        out.print(f"hours: {hours:.2f}")
-        for stage, n in sorted(db.stage_counts().items()):
-            out.print(f"stage {stage}: {n} units done", highlight=False)
-        profile = ModelSet.from_file(models)  # roles load lazily: counting rows loads no model
-        for name in MEMORIES:
-            sizes = ", ".join(f"{k} {v}" for k, v in open_memory(name, db, profile).stats().items())
-            out.print(f"memory {name}: {sizes}", highlight=False)
-        for v in videos:
-            out.print(f"  {v['id']}  {format_clock(v['duration'])}", highlight=False)
+        summary = summarize(db, ModelSet.from_file(models))  # roles load lazily: counting rows loads no model
+    out.print(f"videos: {len(summary.videos)}")
+    out.print(f"clips: {summary.clips}", highlight=False)
+    out.print(f"hours: {summary.hours:.2f}")
+    for stage, n in summary.stages.items():
+        out.print(f"stage {stage}: {n} units done", highlight=False)
+    for name, stats in summary.memories.items():
+        sizes = ", ".join(f"{k} {v}" for k, v in stats.items())
+        out.print(f"memory {name}: {sizes}", highlight=False)
+    for v in summary.videos:
+        out.print(f"  {v['id']}  {format_clock(v['duration'])}", highlight=False)
 
 
 AgentOpt = Annotated[
@@ -217,7 +214,7 @@ def search(
     """Search one memory directly and print what it returns (what the agent's tool would see)."""
     import json
 
-    from videomem.memory.clips import TimeText
+    from videomem.memory.clips import TimeText, require_video
     from videomem.memory.registry import open_memory
     from videomem.models.registry import ModelSet
     from videomem.store import Store
@@ -225,8 +222,7 @@ def search(
 
     cutoff = parse_time(until) if until is not None else None
     with Store(store) as db:
-        if video is not None and not db.query("SELECT 1 FROM videos WHERE id = ?", (video,)):
-            raise VideomemError(f"video {video!r} is not in the store {store}")
+        require_video(db, video)
         found = open_memory(memory, db, ModelSet.from_file(models)).retrieve(query, top_k, cutoff, video)
         if as_json:
             print(json.dumps([{**e.to_json(), "memory": memory} for e in found], ensure_ascii=False))
@@ -348,6 +344,58 @@ def eval_(
     if result.skipped:
         typer.echo(f"skipped {len(result.skipped)} question(s) whose video is not in the store", err=True)
     typer.echo(f"report: {result.out_dir / 'report.md'}")
+
+
+TokenOpt = Annotated[
+    Optional[str],
+    typer.Option(
+        "--token", envvar="VIDEOMEM_TOKEN", help="API token every request must carry (or set VIDEOMEM_TOKEN)."
+    ),
+]
+
+
+@app.command()
+def serve(
+    store: StoreOpt,
+    host: Annotated[str, typer.Option("--host", help="Address to bind; the default serves this machine only.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port", min=0, max=65535, help="0 picks a free port.")] = 8000,
+    agent: AgentOpt = None,
+    models: ModelsOpt = None,
+    token: TokenOpt = None,
+    threads: Annotated[int, typer.Option("--threads", min=1, help="Questions answered at once.")] = 8,
+) -> None:
+    """Serve a store over HTTP: the web page at /, the API (docs at /docs), videos and frames."""
+    import uvicorn
+
+    from videomem.config import load_agent
+    from videomem.models.registry import ModelSet
+    from videomem.server.app import create_app
+
+    application = create_app(store, ModelSet.from_file(models), load_agent(agent), token=token, threads=threads)
+    if host not in ("127.0.0.1", "localhost", "::1") and not token:
+        err.print(f"warning: serving {store} to the network on {host} without --token", markup=False, highlight=False)
+    uvicorn.run(application, host=host, port=port)
+
+
+@app.command()
+def mcp(
+    store: StoreOpt,
+    http: Annotated[bool, typer.Option("--http", help="Streamable HTTP at http://HOST:PORT/mcp instead of stdio.")] = False,
+    host: Annotated[str, typer.Option("--host", help="Address to bind with --http.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port", min=1, max=65535)] = 8001,
+    agent: AgentOpt = None,
+    models: ModelsOpt = None,
+    token: TokenOpt = None,
+) -> None:
+    """Serve the agent's tools and `ask` over MCP (stdio by default) for MCP clients."""
+    from videomem.config import load_agent
+    from videomem.models.registry import ModelSet
+    from videomem.server.mcp_server import serve_http, serve_stdio
+
+    if http:
+        serve_http(store, ModelSet.from_file(models), load_agent(agent), host=host, port=port, token=token)
+    else:
+        serve_stdio(store, ModelSet.from_file(models), load_agent(agent))
 
 
 def main() -> None:

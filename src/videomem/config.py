@@ -18,7 +18,7 @@ from videomem.errors import ConfigError
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 """Checkout root; the default profiles live in its pipelines/, models/ and agents/ folders."""
 
-STAGE_ORDER = ("sample", "caption", "objects", "semantic", "visual")
+STAGE_ORDER = ("sample", "caption", "objects", "episodic", "semantic", "visual")
 """Stages that exist, in the order `ingest` runs them. A pipeline lists a subset."""
 
 
@@ -47,6 +47,10 @@ class PipelineConfig(_Strict):
     object_batch_size: int = Field(32, ge=1, description="records per consolidation batch")
     object_merge_threshold: float = Field(
         0.75, gt=0, le=1, description="cosine similarity above which the model is asked to merge"
+    )
+    episodic_batch_size: int = Field(32, ge=1, description="episodic windows per batch of model calls")
+    episodic_synonym_threshold: float = Field(
+        0.8, gt=0, le=1, description="entity-embedding cosine from which two graph entities get a synonym edge"
     )
     min_support_segments: int = Field(
         2, ge=1, description="semantic segments an offline-induced habit or preference must recur in"
@@ -140,6 +144,17 @@ def tool_names() -> tuple[str, ...]:
     return VIDEO_TOOLS + tuple(tool_name(m) for m in MEMORIES)
 
 
+class EpisodicSettings(_Strict):
+    """How episodic memory answers a query (WorldMM Sec. 3.2, PPR as in HippoRAG 2)."""
+
+    per_scale_k: int = Field(5, ge=1, le=100, description="captions each time scale proposes to the re-rank")
+    damping: float = Field(0.5, gt=0, lt=1, description="PPR: probability of following an edge rather than restarting")
+    passage_node_weight: float = Field(
+        0.05, ge=0, le=1, description="PPR restart weight of captions (by query similarity) next to entity seeds"
+    )
+    linking_top_k: int = Field(5, ge=1, le=100, description="facts and entities closest to the query that seed PPR")
+
+
 class SemanticSettings(_Strict):
     """How semantic memory answers a query (WorldMM Sec. 3.2: PPR, edge score = PPR(subject) + PPR(object))."""
 
@@ -171,6 +186,7 @@ class AgentConfig(_Strict):
     top_k: int = Field(5, ge=1, le=100)
     qa_max_frames: int = Field(8, ge=1, le=64)
     qa_fps: float = Field(1.0, gt=0, le=30)
+    episodic: EpisodicSettings = EpisodicSettings()
     semantic: SemanticSettings = SemanticSettings()
     visual: VisualSettings = VisualSettings()
 

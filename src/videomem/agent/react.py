@@ -15,7 +15,10 @@
   question, one answer call, no loop.
 
 Tokens of a question are the usage meter's growth while it was answered; the trace records
-each step's tokens and seconds, so a report can say where the cost went.
+each step's tokens and seconds (and, for a memory tool, the memory it searched), so a report
+can say where the cost went. Each step is also
+passed to `on_step` as soon as it is recorded, so a server can stream the steps while the
+question is still being answered.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from videomem.agent.tools import FINISH, Memories, ToolCallError, Toolbox
 from videomem.config import AgentConfig
 from videomem.errors import ModelError, VideomemError
 from videomem.evidence import Evidence
+from videomem.memory.clips import require_video
 from videomem.memory.registry import MEMORIES, tool_name
 from videomem.models.base import (
     OPTION_LETTERS,
@@ -43,6 +47,9 @@ from videomem.models.base import (
 )
 from videomem.models.registry import ModelSet
 from videomem.store import Store
+
+OnStep = Callable[[dict[str, Any]], None]
+"""Called with each trace step as it is recorded (the same dict the trace keeps)."""
 
 
 @dataclass
@@ -78,57 +85,66 @@ class Agent:
         choices: list[str] | None = None,
         until: float | None = None,
         video_id: str | None = None,
+        on_step: OnStep | None = None,
     ) -> Answer:
-        """Answer one question from memory recorded by `until` (corpus seconds), in `video_id`."""
+        """Answer one question from memory recorded by `until` (corpus seconds), in `video_id`;
+        `on_step` sees each step of the trace as it happens."""
         if not question.strip():
             raise VideomemError("the question is empty")
         if choices is not None and not 2 <= len(choices) <= len(OPTION_LETTERS):
             raise VideomemError(f"choices: give 2 to {len(OPTION_LETTERS)} options, got {len(choices)}")
-        if video_id is not None and not self.store.query("SELECT 1 FROM videos WHERE id = ?", (video_id,)):
-            raise VideomemError(f"video {video_id!r} is not in the store {self.store.root}")
+        require_video(self.store, video_id)
         meter = _Meter(self.models)
         toolbox = Toolbox(
             self.store, self.models, self.memories, self.cfg, until=until, video_id=video_id, question=question
         )
+        trace: list[dict[str, Any]] = []
+
+        def record(step: dict[str, Any]) -> None:
+            trace.append(step)
+            if on_step is not None:
+                on_step(step)
+
         if self.cfg.kind == "worldmm":
-            rounds, trace = self._worldmm(question, choices, toolbox, meter)
+            rounds = self._worldmm(question, choices, toolbox, meter, record)
             evidence = _unique([e for r in rounds for e in r.evidence])
             out = self.models.language.respond(question, choices, [r for r in rounds if not r.error])
         else:
             if self.cfg.kind == "caption_rag":
-                evidence, trace = self._caption_rag(question, toolbox, meter)
+                evidence = self._caption_rag(question, toolbox, meter, record)
             else:
-                evidence, trace = self._react(question, choices, toolbox, meter)
+                evidence = self._react(question, choices, toolbox, meter, record)
             out = self.models.language.answer(question, choices, evidence)
         text, choice = _resolve(out, choices)
-        trace.append({"step": len(trace) + 1, "tool": "answer", "observation": text, **meter.lap()})
+        record({"step": len(trace) + 1, "tool": "answer", "observation": text, **meter.lap()})
         tokens, seconds = meter.totals()
         return Answer(text, choice, evidence, trace, tokens, seconds)
 
-    def _caption_rag(self, question: str, toolbox: Toolbox, meter: _Meter) -> tuple[list[Evidence], list[dict]]:
+    def _caption_rag(self, question: str, toolbox: Toolbox, meter: _Meter, record: OnStep) -> list[Evidence]:
         evidence = self.memories["events"].retrieve(question, self.cfg.top_k, toolbox.until, toolbox.video_id)
         spans = ", ".join(toolbox.time.span(e.t_start, e.t_end) for e in evidence)
-        step = {
-            "step": 1,
-            "thought": "",
-            "tool": "caption_retrieval",
-            "arguments": {"query": question, "top_k": self.cfg.top_k},
-            "observation": f"{len(evidence)} captions: {spans}" if evidence else "no captions found",
-            "evidence": [e.to_json() for e in evidence],
-            **meter.lap(),
-        }
-        return evidence, [step]
+        record(
+            {
+                "step": 1,
+                "thought": "",
+                "tool": "caption_retrieval",
+                "arguments": {"query": question, "top_k": self.cfg.top_k},
+                "observation": f"{len(evidence)} captions: {spans}" if evidence else "no captions found",
+                "evidence": [e.to_json() for e in evidence],
+                **meter.lap(),
+            }
+        )
+        return evidence
 
     def _react(
-        self, question: str, choices: list[str] | None, toolbox: Toolbox, meter: _Meter
-    ) -> tuple[list[Evidence], list[dict]]:
+        self, question: str, choices: list[str] | None, toolbox: Toolbox, meter: _Meter, record: OnStep
+    ) -> list[Evidence]:
         history: list[StepRecord] = []
-        trace: list[dict] = []
         gathered: list[Evidence] = []
         schemas = toolbox.schemas()
         for step in range(1, self.cfg.max_steps + 1):
             if step == self.cfg.max_steps:
-                trace.append(_forced(step, "the step limit was reached", meter))
+                record(_forced(step, "the step limit was reached", meter))
                 break
             state = AgentState(question, choices, schemas, history, step, self.cfg.max_steps, toolbox.until)
             result = self._plan_and_call(
@@ -136,29 +152,28 @@ class Agent:
                 lambda state=state: self.models.language.plan_step(state),
                 lambda call, error: history.append(StepRecord(call.thought, call.tool, call.arguments, error)),
                 toolbox,
-                trace,
                 meter,
+                record,
             )
             if result is None:
-                trace.append(_forced(step, f"{self.cfg.call_retries + 1} malformed calls in a row", meter))
+                record(_forced(step, f"{self.cfg.call_retries + 1} malformed calls in a row", meter))
                 break
             call, outcome = result
-            trace.append(_step(step, call, outcome, meter))
+            record(_step(step, call, outcome, meter))
             if call.tool == FINISH:
                 break
             history.append(StepRecord(call.thought, call.tool, call.arguments, outcome.observation))
             gathered += outcome.evidence
-        return _unique(gathered), trace
+        return _unique(gathered)
 
     def _worldmm(
-        self, question: str, choices: list[str] | None, toolbox: Toolbox, meter: _Meter
-    ) -> tuple[list[RoundRecord], list[dict]]:
+        self, question: str, choices: list[str] | None, toolbox: Toolbox, meter: _Meter, record: OnStep
+    ) -> list[RoundRecord]:
         """Retrieval rounds: the decision of each becomes a call of that memory's tool. An
         unusable decision stays in the history with its error (so the model can correct it),
         but never reaches the response agent."""
         memories = {m: MEMORIES[m].description for m in MEMORIES if tool_name(m) in self.cfg.tools}
         rounds: list[RoundRecord] = []
-        trace: list[dict] = []
 
         def decide(state: RetrievalState) -> ToolCall:
             decision = self.models.language.decide_retrieval(state)
@@ -171,17 +186,17 @@ class Agent:
 
         for n in range(1, self.cfg.max_steps + 1):
             state = RetrievalState(question, choices, memories, rounds, n, self.cfg.max_steps, toolbox.until)
-            result = self._plan_and_call(n, lambda state=state: decide(state), failed, toolbox, trace, meter)
+            result = self._plan_and_call(n, lambda state=state: decide(state), failed, toolbox, meter, record)
             if result is None:
-                trace.append(_forced(n, f"{self.cfg.call_retries + 1} malformed decisions in a row", meter))
-                return rounds, trace
+                record(_forced(n, f"{self.cfg.call_retries + 1} malformed decisions in a row", meter))
+                return rounds
             call, outcome = result
-            trace.append(_step(n, call, outcome, meter))
+            record(_step(n, call, outcome, meter))
             if call.tool == FINISH:
-                return rounds, trace
+                return rounds
             rounds.append(RoundRecord("search", _memory(call.tool), call.arguments["query"], outcome.observation, outcome.evidence))
-        trace.append(_forced(self.cfg.max_steps + 1, "the round limit was reached", meter))
-        return rounds, trace
+        record(_forced(self.cfg.max_steps + 1, "the round limit was reached", meter))
+        return rounds
 
     def _plan_and_call(
         self,
@@ -189,8 +204,8 @@ class Agent:
         plan: Callable[[], ToolCall],
         remember: Callable[[ToolCall, str], None],
         toolbox: Toolbox,
-        trace: list[dict],
         meter: _Meter,
+        record: OnStep,
     ):
         """Plan one call and run it; a malformed call goes back to the planner with its error
         (`remember` keeps it in the history, so the planner can learn from it). None after the bound."""
@@ -199,7 +214,7 @@ class Agent:
                 call = plan()
             except ModelError as exc:
                 # The planner's own JSON re-asks are spent; count it as one malformed call.
-                trace.append(
+                record(
                     {
                         "step": step,
                         "attempt": attempt + 1,
@@ -217,7 +232,7 @@ class Agent:
             except ToolCallError as exc:
                 error = f"error: {exc}. Call one of the listed tools with valid arguments, or finish."
                 remember(call, error)
-                trace.append(
+                record(
                     {
                         "step": step,
                         "attempt": attempt + 1,

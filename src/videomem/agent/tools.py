@@ -19,13 +19,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Annotated, Any, cast, get_type_hints
 
-import numpy as np
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, create_model
 
 from videomem.config import AgentConfig
 from videomem.errors import TimeFormatError, VideomemError
 from videomem.evidence import Evidence
-from videomem.memory.clips import TimeText, frames_view, visible_frames
+from videomem.memory.clips import TimeText, evenly, frames_view, visible_frames
 from videomem.memory.registry import MEMORIES, Memory, open_memory, tool_name
 from videomem.memory.visual import SOURCE as VISUAL_SOURCE
 from videomem.memory.visual import VisualMemory
@@ -225,8 +224,7 @@ class Toolbox:
         covered_end = max(f["c_end"] for f in frames)
         span = min(t_end, covered_end) - max(t_start, covered_start)
         budget = min(self.cfg.qa_max_frames, max(1, int(span * self.cfg.qa_fps)))
-        if len(frames) > budget:
-            frames = [frames[i] for i in np.unique(np.linspace(0, len(frames) - 1, budget).round().astype(int))]
+        frames = evenly(frames, budget)
         view = frames_view(self.store, frames, covered_start, covered_end)
         out = self.models.vision.answer_from_frames(question, view)
         evidence = Evidence(covered_start, covered_end, out.answer.strip(), "qa", 1.0, videos[0])

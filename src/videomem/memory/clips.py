@@ -9,16 +9,19 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
+import numpy as np
 from PIL import Image
 
-from videomem.errors import ModelError, StoreError
+from videomem.errors import ModelError, StoreError, VideomemError
 from videomem.models.base import ClipView
 from videomem.pipeline.base import StageResult
 from videomem.store import Store
 from videomem.store.vectors import ProgressFactory
 from videomem.timeline import UNTIL_SLACK, TimelineKind, format_time
 
+T = TypeVar("T")
 
 @dataclass(frozen=True)
 class ClipRow:
@@ -102,6 +105,28 @@ def frames_view(store: Store, frames: Sequence, t_start: float, t_end: float) ->
         frame_times=[f["t"] for f in frames],
         transcript=transcript_of(store, sorted({f["clip_id"] for f in frames})),
     )
+
+
+def frames_between(store: Store, video_id: str, t_start: float, t_end: float, limit: int) -> list[str]:
+    """Up to `limit` stored frames of `video_id` in [t_start, t_end), spread evenly over the
+    range (paths relative to the store root): what to show of evidence that names no frames."""
+    rows = store.query(
+        "SELECT path FROM frames WHERE video_id = ? AND t >= ? AND t < ? ORDER BY t, id", (video_id, t_start, t_end)
+    )
+    return [r["path"] for r in evenly(rows, limit)]
+
+
+def evenly(items: Sequence[T], n: int) -> list[T]:
+    """At most `n` of `items`, spread evenly from the first to the last."""
+    if len(items) <= n:
+        return list(items)
+    return [items[i] for i in np.unique(np.linspace(0, len(items) - 1, n).round().astype(int))]
+
+
+def require_video(store: Store, video_id: str | None) -> None:
+    """A question or search scoped to a video the store does not hold is the user's mistake."""
+    if video_id is not None and not store.query("SELECT 1 FROM videos WHERE id = ?", (video_id,)):
+        raise VideomemError(f"video {video_id!r} is not in the store {store.root}")
 
 
 def timeline_kind(store: Store) -> TimelineKind:

@@ -180,12 +180,11 @@ class PassageGraph:
     def build(
         cls,
         passages: Sequence[Passage],
-        embedder: TextEmbedder,
+        vectors: TextVectors,
         synonym_threshold: float,
-        previous: PassageGraph | None = None,
     ) -> PassageGraph:
-        """The graph of `passages` (in the order given). Texts already embedded in `previous`
-        (an older graph of the same embedder) reuse their vectors."""
+        """The graph of `passages` (in the order given); texts `vectors` already holds are not
+        embedded again."""
         named: list[set[str]] = []
         stated: list[dict[tuple[str, str, str], int]] = []
         for passage in passages:
@@ -217,9 +216,9 @@ class PassageGraph:
         )
         fact_ends = np.array([[entity_index[s], entity_index[o]] for s, _, o in fact_keys], dtype=np.int64).reshape(-1, 2)
         fact_texts = [" ".join(f) for f in fact_keys]
-        vectors = _Embeddings(embedder, previous)
-        entity_vectors = vectors(entities)
         passage_texts = [p.text for p in passages]
+        every = vectors(entities + fact_texts + passage_texts)  # one embedding call per graph
+        entity_vectors, fact_vectors, passage_vectors = np.split(every, [len(entities), len(entities) + len(fact_texts)])
         return cls(
             passage_ids=np.array([p.id for p in passages], dtype=np.int64),
             entities=entities,
@@ -230,8 +229,8 @@ class PassageGraph:
             fact_passages=fact_passages,
             synonyms=synonym_edges(entity_vectors, synonym_threshold),
             entity_vectors=entity_vectors,
-            fact_vectors=vectors(fact_texts),
-            passage_vectors=vectors(passage_texts),
+            fact_vectors=fact_vectors,
+            passage_vectors=passage_vectors,
         )
 
     # ------------------------------------------------------------ structure
@@ -271,6 +270,35 @@ class PassageGraph:
 
     # ------------------------------------------------------------ retrieval
 
+    def restart(
+        self, query: np.ndarray, *, passage_node_weight: float, linking_top_k: int, visible: np.ndarray | None = None
+    ) -> np.ndarray:
+        """PPR reset weights of every node for a query vector (HippoRAG 2): the entities of the
+        closest facts and the closest entities, each divided by how many visible passages name
+        it; every visible passage by its own similarity, scaled by `passage_node_weight`."""
+        n_entities, n_passages = len(self.entities), len(self.passage_ids)
+        shown = np.ones(n_passages) if visible is None else visible.astype(np.float64)
+        naming = np.asarray(self.entity_passages @ shown).ravel()
+        fact_shown = (self.fact_passages @ shown) > 0
+        fact_scores, entity_scores = self.fact_vectors @ query, self.entity_vectors @ query
+        facts = _best(fact_scores, fact_shown, linking_top_k)
+        linked = _best(entity_scores, naming > 0, linking_top_k)
+        floor = LINK_RATIO * max([0.0, *fact_scores[facts], *entity_scores[linked]])
+        weight, votes = np.zeros(n_entities), np.zeros(n_entities)
+        for f in facts[fact_scores[facts] >= floor]:
+            for e in set(self.fact_ends[f]):
+                weight[e] += fact_scores[f]
+                votes[e] += 1
+        for e in linked[entity_scores[linked] >= floor]:
+            weight[e] += entity_scores[e]
+            votes[e] += 1
+        seeded = votes > 0
+        weight[seeded] /= votes[seeded] * np.maximum(naming[seeded], 1.0)
+        dense = self.passage_vectors @ query
+        lo, hi = dense[shown > 0].min(initial=0.0), dense[shown > 0].max(initial=0.0)
+        closeness = np.where(shown > 0, (dense - lo) / (hi - lo) if hi > lo else 1.0, 0.0)
+        return np.concatenate([weight, passage_node_weight * closeness])
+
     def rank(
         self,
         query: np.ndarray,
@@ -286,29 +314,9 @@ class PassageGraph:
         shown = np.ones(n_passages, dtype=bool) if visible is None else visible
         if n_passages == 0 or not shown.any():
             return []
-        entity_shown = (self.entity_passages @ shown.astype(np.float64)) > 0
-        fact_shown = (self.fact_passages @ shown.astype(np.float64)) > 0
-        fact_scores, entity_scores = self.fact_vectors @ query, self.entity_vectors @ query
-        facts = _best(fact_scores, fact_shown, linking_top_k)
-        linked = _best(entity_scores, entity_shown, linking_top_k)
-        floor = LINK_RATIO * max([0.0, *fact_scores[facts], *entity_scores[linked]])
-        weight, votes = np.zeros(n_entities), np.zeros(n_entities)
-        for f in facts[fact_scores[facts] >= floor]:
-            for e in set(self.fact_ends[f]):
-                weight[e] += fact_scores[f]
-                votes[e] += 1
-        for e in linked[entity_scores[linked] >= floor]:
-            weight[e] += entity_scores[e]
-            votes[e] += 1
-        naming = np.asarray(self.entity_passages @ shown.astype(np.float64)).ravel()
-        seeded = votes > 0
-        weight[seeded] /= votes[seeded] * np.maximum(naming[seeded], 1.0)
-        dense = self.passage_vectors @ query
-        lo, hi = dense[shown].min(), dense[shown].max()
-        closeness = np.where(shown, (dense - lo) / (hi - lo) if hi > lo else 1.0, 0.0)
-        reset = np.concatenate([weight, passage_node_weight * closeness])
+        reset = self.restart(query, passage_node_weight=passage_node_weight, linking_top_k=linking_top_k, visible=visible)
         if reset.sum() <= 0:
-            scores = np.where(shown, dense, -np.inf)
+            scores = np.where(shown, self.passage_vectors @ query, -np.inf)
         else:
             scores = np.where(shown, self.walk(visible).scores(reset, damping)[n_entities:], -np.inf)
         order = np.lexsort((np.arange(n_passages), -scores))[: min(top_k, int(shown.sum()))]
@@ -373,21 +381,25 @@ def _text_array(value: object) -> np.ndarray:
     return np.frombuffer(json.dumps(value, ensure_ascii=False).encode(), dtype=np.uint8)
 
 
-class _Embeddings:
-    """Vectors for texts, reusing those an older graph of the same embedder already holds."""
+class TextVectors:
+    """Vectors of texts by one embedder, each text embedded once: the graphs of several scales
+    share most entities and facts, and a rebuilt graph shares most texts with its old version."""
 
-    def __init__(self, embedder: TextEmbedder, previous: PassageGraph | None) -> None:
+    def __init__(self, embedder: TextEmbedder) -> None:
         self.embedder = embedder
         self.known: dict[str, np.ndarray] = {}
-        if previous is not None:
-            for texts, vectors in (
-                (previous.entities, previous.entity_vectors),
-                (previous.facts, previous.fact_vectors),
-                (previous.passage_texts, previous.passage_vectors),
-            ):
-                self.known.update(zip(texts, vectors))
+
+    def remember(self, graph: PassageGraph) -> None:
+        """Take the vectors an older graph of the same embedder holds."""
+        for texts, vectors in (
+            (graph.entities, graph.entity_vectors),
+            (graph.facts, graph.fact_vectors),
+            (graph.passage_texts, graph.passage_vectors),
+        ):
+            self.known.update(zip(texts, vectors))
 
     def __call__(self, texts: list[str]) -> np.ndarray:
+        """(len(texts), dim) float32, embedding only texts not seen before (in one call)."""
         missing = list(dict.fromkeys(t for t in texts if t not in self.known))
         if missing:
             vectors = np.asarray(self.embedder.embed(missing), dtype=np.float32)
@@ -463,9 +475,10 @@ class SavedGraph:
         """Forget the graph so the next use checks it against SQLite again."""
         self._graph = None
 
-    def ensure(self) -> str:
+    def ensure(self, vectors: TextVectors | None = None) -> str:
         """Bring the graph up to date: 'cached' (already in this process), 'loaded' (from disk)
-        or 'built' (from SQLite, then saved)."""
+        or 'built' (from SQLite, then saved; `vectors` may carry texts embedded for another
+        graph)."""
         if self._graph is not None:
             return "cached"
         passages = self.passages()
@@ -477,8 +490,11 @@ class SavedGraph:
                 return "cached"
             graph, status = self._read(key), "loaded"
             if graph is None:
+                vectors = vectors or TextVectors(self.embedder)
                 old = held[1] if held is not None else self._read(None)
-                graph, status = PassageGraph.build(passages, self.embedder, self.synonym_threshold, old), "built"
+                if old is not None:
+                    vectors.remember(old)
+                graph, status = PassageGraph.build(passages, vectors, self.synonym_threshold), "built"
                 self._write(graph, key)
             _LOADED[self.path] = (key, graph)
             self._graph = graph

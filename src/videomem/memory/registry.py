@@ -20,6 +20,7 @@ from typing import Protocol
 from videomem.config import AgentConfig
 from videomem.errors import VideomemError
 from videomem.evidence import Evidence
+from videomem.memory.episodic import EpisodicMemory
 from videomem.memory.events import EventMemory
 from videomem.memory.objects import ObjectMemory
 from videomem.memory.semantic import SemanticMemory
@@ -68,6 +69,7 @@ class Registered:
 MEMORIES: dict[str, Registered] = {
     "events": Registered(EventMemory),
     "objects": Registered(ObjectMemory),
+    "episodic": Registered(EpisodicMemory, lambda store, models, cfg: EpisodicMemory(store, models, cfg.episodic)),
     "semantic": Registered(SemanticMemory, lambda store, models, cfg: SemanticMemory(store, models, cfg.semantic)),
     "visual": Registered(VisualMemory, lambda store, models, cfg: VisualMemory(store, models, cfg.visual)),
 }

@@ -45,7 +45,15 @@ from videomem.config import PipelineConfig, SemanticSettings
 from videomem.errors import ModelError
 from videomem.evidence import Evidence
 from videomem.memory.clips import TimeText, timeline_kind
-from videomem.memory.graph import Passage, PassageGraph, SavedGraph, entity_key, fingerprint, saved_sizes
+from videomem.memory.graph import (
+    Passage,
+    PassageGraph,
+    SavedGraph,
+    TextVectors,
+    entity_key,
+    fingerprint,
+    saved_sizes,
+)
 from videomem.models.base import EpisodicFact, KnownTriplet, NewTriplet, SemanticTriplet, Triplet
 from videomem.models.registry import ModelSet
 from videomem.pipeline.base import StageResult
@@ -139,7 +147,15 @@ class SemanticMemory:
         self.models = models
         self.settings = settings or SemanticSettings()
         self._saved: SavedGraph | None = None
-        self._vectors: dict[str, np.ndarray] = {}
+        self._text_vectors: TextVectors | None = None
+
+    @property
+    def _vectors(self) -> TextVectors:
+        """Each triplet text embedded once per memory object, for consolidation and the graph
+        (made on first use: `stats` loads no model)."""
+        if self._text_vectors is None:
+            self._text_vectors = TextVectors(self.models.text_embedder)
+        return self._text_vectors
 
     # ------------------------------------------------------------ build
 
@@ -169,7 +185,7 @@ class SemanticMemory:
             finally:
                 if bar is not None:
                     bar.close()
-        self.graph_file().ensure()
+        self.graph_file().ensure(self._vectors)
         return result
 
     def _segments(self, seconds: float) -> list[_Segment]:
@@ -283,7 +299,7 @@ class SemanticMemory:
         if not known:
             return NewTriplet(plain, support, [])
         rows = [Triplet(subject=r["subject"], relation=r["relation"], object=r["object"]) for r in known]
-        vectors = self._embed([_text(plain), *(_text(t) for t in rows)])
+        vectors = self._vectors([_text(plain), *(_text(t) for t in rows)])
         similarity = vectors[1:] @ vectors[0]
         order = [i for i in np.argsort(-similarity, kind="stable")[:KNOWN_K] if similarity[i] >= threshold]
         return NewTriplet(
@@ -291,15 +307,6 @@ class SemanticMemory:
             support,
             [KnownTriplet(known[i]["id"], rows[i], known[i]["support"], float(similarity[i])) for i in order],
         )
-
-    def _embed(self, texts: list[str]) -> np.ndarray:
-        """Unit vectors of `texts`, each text embedded once per memory object."""
-        missing = list(dict.fromkeys(t for t in texts if t not in self._vectors))
-        if missing:
-            vectors = np.asarray(self.models.text_embedder.embed(missing), dtype=np.float32)
-            vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
-            self._vectors.update(zip(missing, vectors))
-        return np.stack([self._vectors[t] for t in texts])
 
     # ------------------------------------------------------------ graph
 

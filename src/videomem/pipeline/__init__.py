@@ -1,1 +1,1 @@
-"""Ingest stages (sample → caption → objects) and the runner that drives them."""
+"""Ingest stages (sample → caption → objects → episodic) and the runner that drives them."""

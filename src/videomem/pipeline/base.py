@@ -18,6 +18,7 @@ from tqdm import tqdm
 from videomem.config import PipelineConfig
 from videomem.models.registry import ModelSet
 from videomem.store import Store
+from videomem.store.vectors import ProgressFactory
 
 
 @dataclass(frozen=True)
@@ -47,6 +48,8 @@ class StageContext:
     workers: int = 1
     force: bool = False
     show_progress: bool = True
+    bars: ProgressFactory | None = None
+    """Makes the progress bars instead of tqdm on the terminal (a server's job reports them)."""
     _models: ModelSet | None = None
 
     @property
@@ -62,6 +65,8 @@ class StageContext:
         return self._models
 
     def progress(self, total: int, desc: str, unit: str = "clip") -> tqdm:
+        if self.bars is not None:
+            return self.bars(total, desc, unit=unit)
         return tqdm(total=total, desc=desc, unit=unit, disable=not self.show_progress, dynamic_ncols=True, leave=True)
 
 

@@ -13,6 +13,7 @@ from videomem.models.base import Usage
 from videomem.models.registry import ModelSet
 from videomem.pipeline.base import Stage, StageContext, StageResult, VideoSource
 from videomem.store import Store
+from videomem.store.vectors import ProgressFactory
 from videomem.timeline import TimelineKind, egolife_start
 
 VIDEO_EXTENSIONS = {".mp4", ".mkv", ".avi", ".mov", ".webm", ".m4v", ".mpg", ".mpeg", ".ts", ".flv", ".wmv"}
@@ -22,6 +23,7 @@ _STAGE_CLASSES = {
     "sample": "videomem.pipeline.sample:SampleStage",
     "caption": "videomem.pipeline.caption:CaptionStage",
     "objects": "videomem.pipeline.objects:ObjectsStage",
+    "episodic": "videomem.pipeline.episodic:EpisodicStage",
     "semantic": "videomem.pipeline.semantic:SemanticStage",
     "visual": "videomem.pipeline.visual:VisualStage",
 }
@@ -107,10 +109,12 @@ def ingest(
     workers: int = 1,
     force: bool = False,
     show_progress: bool = True,
+    bars: ProgressFactory | None = None,
 ) -> IngestReport:
     """Run the pipeline's stages (or `stages`) over `paths` into `store`.
 
-    A bad file is reported in the result and skipped; the others are ingested.
+    A bad file is reported in the result and skipped; the others are ingested. `bars` replaces
+    the terminal's progress bars (`StageContext.progress`), for a caller that reports progress.
     """
     chosen = tuple(stages) if stages else pipeline.stages
     unknown = [s for s in chosen if s not in STAGE_ORDER]
@@ -118,7 +122,9 @@ def ingest(
         raise ConfigError(f"--stages: unknown stage {unknown[0]!r}; allowed: {', '.join(STAGE_ORDER)}")
     sources, failures = discover_sources(paths, timeline)
     report = IngestReport(failures=failures)
-    ctx = StageContext(store, pipeline, models_factory, workers=workers, force=force, show_progress=show_progress)
+    ctx = StageContext(
+        store, pipeline, models_factory, workers=workers, force=force, show_progress=show_progress, bars=bars
+    )
     for name in STAGE_ORDER:
         if name not in chosen:
             continue

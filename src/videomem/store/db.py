@@ -3,7 +3,7 @@
 Layout of a store directory:
     memory.sqlite        every row of memory and the progress of every stage
     frames/<video_id>/   sampled frames as JPEG (paths in the `frames` table are relative)
-    index/               derived vector indexes; rebuilt from SQLite when missing or stale
+    index/               derived vector indexes and graphs; rebuilt from SQLite when missing or stale
 
 Writes for one unit of work happen in one transaction (`with store.transaction() as tx`), so a
 killed ingest resumes where it stopped and never duplicates rows.
@@ -123,6 +123,39 @@ MIGRATIONS: tuple[str, ...] = (
         UNIQUE (video_id, idx)
     );
     CREATE INDEX visual_segments_time ON visual_segments (t_end);
+    """,
+    # episodic memory (WorldMM): one caption per window of each time scale, with its entities
+    # and triplets. scope: the video id when every video has its own timeline, '' when the
+    # corpus shares one (EgoLife). video_id: the window's video, or its first when n_videos > 1.
+    """
+    CREATE TABLE episodic_captions (
+        id INTEGER PRIMARY KEY,
+        scale REAL NOT NULL,
+        scope TEXT NOT NULL,
+        idx INTEGER NOT NULL,
+        video_id TEXT NOT NULL REFERENCES videos(id),
+        n_videos INTEGER NOT NULL,
+        t_start REAL NOT NULL,
+        t_end REAL NOT NULL,
+        text TEXT NOT NULL,
+        inputs_hash TEXT NOT NULL,
+        UNIQUE (scale, scope, idx)
+    );
+    CREATE INDEX episodic_captions_time ON episodic_captions (scale, t_end);
+    CREATE TABLE episodic_entities (
+        caption_id INTEGER NOT NULL REFERENCES episodic_captions(id) ON DELETE CASCADE,
+        position INTEGER NOT NULL,
+        name TEXT NOT NULL,
+        PRIMARY KEY (caption_id, position)
+    );
+    CREATE TABLE episodic_triplets (
+        id INTEGER PRIMARY KEY,
+        caption_id INTEGER NOT NULL REFERENCES episodic_captions(id) ON DELETE CASCADE,
+        subject TEXT NOT NULL,
+        relation TEXT NOT NULL,
+        object TEXT NOT NULL
+    );
+    CREATE INDEX episodic_triplets_caption ON episodic_triplets (caption_id);
     """,
     # semantic memory (WorldMM): lasting triplets induced per coarse segment, consolidated over
     # time. valid_from / retired_at are corpus seconds (retired_at NULL: still valid); scope as

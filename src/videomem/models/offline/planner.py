@@ -4,17 +4,22 @@ ReAct (`plan`):
 
 1. `video.retrieval` with the question and the options as the query (or `video.rag` when
    retrieval is not offered);
-2. `video.qa` on the moment the question names, if it names one;
-3. for a multiple-choice question, one more search for each option whose distinguishing words
+2. each memory tool the profile offers (`memory.<name>`, e.g. `memory.episodic` in
+   agents/worldmm.yaml), once, in the profile's order, with the same query: a profile names a
+   memory tool to have it consulted, and the planner cannot tell in advance which memory
+   holds the answer (a moment, an activity over minutes, an object's state);
+3. `video.qa` on the moment the question names, if it names one;
+4. for a multiple-choice question, one more search for each option whose distinguishing words
    appear nowhere in what was found yet ("Walk the dog. What do I usually do in the evening?"),
    so that every option gets the chance to be supported, not only those the first query favoured;
-4. `video.qa` on the best retrieved range, only for a multiple-choice question that the
+5. `video.qa` on the best retrieved range, only for a multiple-choice question that the
    retrieved text does not settle (the two best options score within MARGIN of each other), so
    a closer look at the frames is spent where it can change the answer;
-5. `finish` with no arguments — the response step writes the answer. The last allowed step is
+6. `finish` with no arguments — the response step writes the answer. The last allowed step is
    always `finish`.
 
-The best range is the first time range in the retrieval observation: JSON evidence with
+What was found is the observations of the searches and memory tools; the best range is the
+first time range in them: JSON evidence with
 `t_start`/`t_end`, or text `START–END` / `START - END` / `START to END` in any form
 `videomem.timeline.parse_time` reads (seconds, MM:SS, HH:MM:SS, DAY2 11:09:42).
 
@@ -41,6 +46,7 @@ from videomem.models.offline.scoring import question_times
 from videomem.timeline import DAY, parse_time
 
 RETRIEVAL, RAG, QA, FINISH = "video.retrieval", "video.rag", "video.qa", "finish"
+MEMORY_PREFIX = "memory."
 MARGIN = 0.1
 AROUND = 5.0
 """Seconds either side of a time named in the question that video.qa looks at."""
@@ -95,13 +101,20 @@ def plan(state: AgentState, margin_of: Callable[[str], float], mentions: Callabl
         return ToolCall(thought="Last allowed step: answer from what was gathered.", tool=FINISH, arguments={})
     used = {h.tool for h in state.history}
     search = RETRIEVAL if RETRIEVAL in tools else RAG if RAG in tools else None
+    query = " ".join([state.question, *(state.choices or [])])
     if search and search not in used:
-        query = " ".join([state.question, *(state.choices or [])])
         return ToolCall(
             thought="Search the memory for the question and its options.",
             tool=search,
             arguments=_args(tools[search], query=query),
         )
+    for name in tools:
+        if name.startswith(MEMORY_PREFIX) and name not in used:
+            return ToolCall(
+                thought=f"The profile offers {name}; search it for the question and its options too.",
+                tool=name,
+                arguments=_args(tools[name], query=query),
+            )
     named = question_times(state.question)
     if QA in tools and QA not in used and named:
         return ToolCall(
@@ -109,7 +122,7 @@ def plan(state: AgentState, margin_of: Callable[[str], float], mentions: Callabl
             tool=QA,
             arguments=_args(tools[QA], question=state.question, t_start=max(0.0, named[0] - AROUND), t_end=named[0] + AROUND),
         )
-    found = "\n".join(h.observation for h in state.history if h.tool == search)
+    found = "\n".join(h.observation for h in state.history if h.tool == search or h.tool.startswith(MEMORY_PREFIX))
     if search and state.choices:
         asked = {h.arguments.get("query") for h in state.history if h.tool == search}
         for option in state.choices:

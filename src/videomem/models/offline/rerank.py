@@ -7,14 +7,14 @@ be read from those per-scale ranks alone, since every scale has a best caption. 
    within its own scale (the graph's view) and the rank of its MiniLM similarity to the query
    (comparable across scales): score = 1/(60 + rank_scale) + 1/(60 + rank_similarity).
 2. **Extent**: a caption *matches* when its similarity is within MATCH_MARGIN of the best of
-   its scale. Starting from the matching captions of the finest scale that matches about as
-   well as any (within MATCH_MARGIN of the best overall), a caption climbs to the candidate of
-   the next coarser scale that contains it whenever that candidate contains at least two
-   matching captions of the finer scale: what the query describes then spans more than one
-   finer window, and the coarser caption covers it (a caption inside one that climbed goes
-   with it). Where only one finer caption matches (a moment), the finer, more precise caption
-   is kept. The captions reached this way come first, in fused order; all other candidates
-   follow in fused order.
+   its scale. The matching captions of the finest scale that matches about as well as any
+   (within MATCH_MARGIN of the best overall) are the anchors. Going up the scales, a candidate
+   that contains anchors standing for at least two of those matching captions replaces them,
+   provided it still says what they say (its similarity at least KEEP_RATIO of theirs): what
+   the query describes then spans more than one finer window, and the coarser caption covers
+   it. A lone match (a moment) keeps its finer, more precise caption, and so does a match whose
+   coarser window is mostly about something else. The anchors reached come first, in fused
+   order; all other candidates follow in fused order.
 """
 
 from __future__ import annotations
@@ -29,6 +29,9 @@ RRF_K = 60
 """The usual reciprocal-rank-fusion constant: ranks deep in a list still count a little."""
 MATCH_MARGIN = 0.05
 """MiniLM cosine below the best within which two captions match a query equally well."""
+KEEP_RATIO = 0.5
+"""A coarser caption replaces the finer matches it contains only if its similarity to the query
+is at least this share of theirs (below it, the moment is diluted among other things)."""
 _EDGE = 1e-6
 
 
@@ -57,25 +60,18 @@ def rerank(query: str, candidates: Sequence[RankCandidate], embedder: TextEmbedd
 
     scales = sorted({c.scale for c in candidates})
     best = {s: max(similarity[i] for i, c in enumerate(candidates) if c.scale == s) for s in scales}
-    matching = {i for i, c in enumerate(candidates) if similarity[i] >= best[c.scale] - MATCH_MARGIN}
     top = max(best.values())
     start = next(s for s in scales if best[s] >= top - MATCH_MARGIN)
-    anchors = {i for i in matching if candidates[i].scale == start}
-    for finer, coarser in zip(scales, scales[1:]):
-        if finer < start:
-            continue
-        climbed = set()
-        for i in anchors:
-            if candidates[i].scale != finer:
-                climbed.add(i)  # stopped at a finer scale: a moment stays a moment
-                continue
-            inside = [j for j, c in enumerate(candidates) if c.scale == coarser and _contains(c, candidates[i])]
-            target = inside[0] if inside else None
-            held = target is not None and sum(
-                1 for j in matching if candidates[j].scale == finer and _contains(candidates[target], candidates[j])
-            ) >= 2
-            climbed.add(target if held else i)
-        reached = [j for j in climbed if candidates[j].scale == coarser]
-        anchors = {j for j in climbed if j in reached or not any(_contains(candidates[r], candidates[j]) for r in reached)}
-    first = [i for i in order if i in anchors]
-    return [candidates[i].id for i in first + [i for i in order if i not in anchors]]
+    # anchor → how many matching captions of the start scale it stands for
+    anchors = {
+        i: 1 for i, c in enumerate(candidates) if c.scale == start and similarity[i] >= best[start] - MATCH_MARGIN
+    }
+    for coarser in (s for s in scales if s > start):
+        for j in sorted((j for j, c in enumerate(candidates) if c.scale == coarser), key=lambda j: -fused[j]):
+            inside = [i for i in anchors if candidates[i].scale < coarser and _contains(candidates[j], candidates[i])]
+            held = sum(anchors[i] for i in inside)
+            if held >= 2 and similarity[j] >= KEEP_RATIO * max(similarity[i] for i in inside):
+                anchors[j] = held
+                for i in inside:
+                    del anchors[i]
+    return [candidates[i].id for i in [*(i for i in order if i in anchors), *(i for i in order if i not in anchors)]]

@@ -1,0 +1,188 @@
+"""Ingest jobs started over HTTP: one at a time per store, in a background thread, with
+progress to poll.
+
+A store has one writer. The server runs at most one ingest at a time and refuses a second
+(`IngestBusy`) while the first runs; a writer in another process is the store's own
+business (its lock or SQLite's): the job then fails with that error's line. Questions keep
+being answered during an ingest from what is committed; when the job ends, the readers are
+refreshed so that questions see the new memory.
+
+Progress comes from the stages' own progress bars (`ingest(bars=...)`): the job records the
+stage in hand and its units done out of total.
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field, field_validator
+
+from videomem.config import STAGE_ORDER, PipelineConfig, load_pipeline
+from videomem.errors import VideomemError
+from videomem.models.registry import ModelSet
+from videomem.pipeline.runner import IngestReport, ingest
+from videomem.store import Store
+
+log = logging.getLogger(__name__)
+
+
+class IngestBusy(VideomemError):
+    """An ingest into this store is already running."""
+
+
+class IngestRequest(BaseModel):
+    """What `videomem ingest` takes, as JSON. Paths are on the server's machine."""
+
+    paths: list[str] = Field(min_length=1, description="video files or directories (searched recursively)")
+    pipeline: str | None = Field(None, description="pipeline profile path; default pipelines/default.yaml")
+    stages: list[str] | None = Field(None, description=f"a subset of {', '.join(STAGE_ORDER)}; default: the pipeline's")
+    timeline: Literal["single", "egolife"] = "single"
+    workers: int = Field(1, ge=1, le=64, description="decode processes (forked; 1 decodes in the job's thread)")
+    force: bool = Field(False, description="redo stages already done")
+
+    @field_validator("stages")
+    @classmethod
+    def _known_stages(cls, stages: list[str] | None) -> list[str] | None:
+        unknown = [s for s in stages or () if s not in STAGE_ORDER]
+        if unknown:
+            raise ValueError(f"unknown stage {unknown[0]!r}; allowed: {', '.join(STAGE_ORDER)}")
+        return stages
+
+
+State = Literal["running", "done", "failed"]
+
+
+@dataclass
+class Job:
+    id: int
+    request: IngestRequest
+    state: State = "running"
+    stage: str | None = None
+    """Description of the progress bar in hand ("sample", "caption", "index events", ...)."""
+    done: int = 0
+    total: int = 0
+    unit: str = "clip"
+    results: list[dict[str, Any]] = field(default_factory=list)
+    failures: list[list[str]] = field(default_factory=list)
+    error: str | None = None
+    started: float = field(default_factory=time.time)
+    finished: float | None = None
+    lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    ended: threading.Event = field(default_factory=threading.Event, repr=False)
+    """Set once the job is done or failed."""
+
+    def to_json(self) -> dict[str, Any]:
+        with self.lock:
+            return {
+                "id": self.id,
+                "state": self.state,
+                "request": self.request.model_dump(),
+                "progress": {"stage": self.stage, "done": self.done, "total": self.total, "unit": self.unit},
+                "results": list(self.results),
+                "failures": list(self.failures),
+                "error": self.error,
+                "started": self.started,
+                "finished": self.finished,
+            }
+
+    def bar(self, total: int, desc: str, unit: str = "clip") -> _Bar:
+        """A progress factory for `ingest(bars=...)`: each new bar is the stage in hand."""
+        with self.lock:
+            self.stage, self.done, self.total, self.unit = desc, 0, total, unit
+        return _Bar(self)
+
+    def finish(self, report: IngestReport | None, error: str | None) -> None:
+        with self.lock:
+            if report is not None:
+                self.results = [
+                    {"stage": r.stage, "done": r.done, "skipped": r.skipped, "failed": len(r.failures)}
+                    for r in report.results
+                ]
+                self.failures = [[what, why] for what, why in report.all_failures()]
+            self.error = error
+            self.state = "failed" if error is not None else "done"
+            self.finished = time.time()
+
+
+class _Bar:
+    """The part of a tqdm bar the stages use, counting into the job."""
+
+    def __init__(self, job: Job) -> None:
+        self.job = job
+
+    def update(self, n: int = 1) -> None:
+        with self.job.lock:
+            self.job.done += n
+
+    def close(self) -> None:
+        pass
+
+    def __enter__(self) -> _Bar:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class Jobs:
+    """The ingest jobs of one served store (kept for the life of the process)."""
+
+    def __init__(self, store_dir: Path, models: ModelSet, on_done: Callable[[], None]) -> None:
+        self.store_dir = store_dir
+        self.models = models
+        self.on_done = on_done
+        self._jobs: dict[int, Job] = {}
+        self._ids = itertools.count(1)
+        self._lock = threading.Lock()
+
+    def start(self, request: IngestRequest) -> Job:
+        """Start an ingest in the background; a bad pipeline profile is refused here, at once."""
+        pipeline = load_pipeline(request.pipeline)
+        with self._lock:
+            running = [j for j in self._jobs.values() if j.state == "running"]
+            if running:
+                raise IngestBusy(f"ingest job {running[0].id} is still running; one ingest at a time per store")
+            job = Job(next(self._ids), request)
+            self._jobs[job.id] = job
+        threading.Thread(target=self._run, args=(job, pipeline), name=f"videomem-ingest-{job.id}", daemon=True).start()
+        return job
+
+    def get(self, job_id: int) -> Job | None:
+        return self._jobs.get(job_id)
+
+    def all(self) -> list[Job]:
+        return list(self._jobs.values())
+
+    def _run(self, job: Job, pipeline: PipelineConfig) -> None:
+        report, error = None, None
+        request = job.request
+        try:
+            with Store(self.store_dir) as store:
+                report = ingest(
+                    request.paths,
+                    store,
+                    pipeline,
+                    lambda: self.models,
+                    stages=request.stages,
+                    timeline=request.timeline,
+                    workers=request.workers,
+                    force=request.force,
+                    show_progress=False,
+                    bars=job.bar,
+                )
+        except VideomemError as exc:
+            error = str(exc)
+        except Exception as exc:  # a bug: keep the server up, say so in the job, log the traceback
+            log.exception("ingest job %d failed", job.id)
+            error = f"internal error: {type(exc).__name__}: {exc}"
+        finally:
+            self.on_done()
+            job.finish(report, error)
+            job.ended.set()
