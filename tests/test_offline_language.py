@@ -212,6 +212,10 @@ def test_morning_habit_uses_time_of_day(language: OfflineLanguage) -> None:
 def test_free_form_returns_an_evidence_sentence(language: OfflineLanguage) -> None:
     out = language.answer("What is the safe code?", None, [ev(0, "The scene is still. On-screen text reads 'SAFE CODE 4827'.")])
     assert out.choice is None and out.answer == "On-screen text reads 'SAFE CODE 4827'."
+    seen = ev(0, "On-screen text reads 'MAKING COFFEE'. An orange rectangular box is in the bottom-left corner.")
+    asked = "What colour was the shape on screen while I was making coffee?"
+    assert language.answer(asked, None, [seen]).answer == "An orange rectangular box is in the bottom-left corner."
+    assert language.answer(asked.replace("colour", "text"), None, [seen]).answer == "On-screen text reads 'MAKING COFFEE'."
 
 
 def test_too_many_options_is_an_error(language: OfflineLanguage) -> None:

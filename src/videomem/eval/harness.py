@@ -76,6 +76,7 @@ def run_eval(
     jobs: int = 1,
     limit: int | None = None,
     show_progress: bool = True,
+    models: ModelSet | None = None,
 ) -> EvalResult:
     from videomem.agent.react import Agent
 
@@ -104,7 +105,8 @@ def run_eval(
     done = {r["id"] for r in read_results(out_dir)} | set(skipped)
     todo = [q for q in questions if q.id not in done]
 
-    models = ModelSet(models_cfg)
+    if models is None or models.cfg != models_cfg:
+        models = ModelSet(models_cfg)
     pending: queue.SimpleQueue[Question] = queue.SimpleQueue()
     for q in todo:
         pending.put(q)
@@ -158,15 +160,16 @@ def run_side_by_side(
     agent_paths: Sequence[str | Path],
     **options: Any,
 ) -> tuple[list[EvalResult], list[Summary]]:
-    """Each agent's run into `out_dir/<agent name>/` (resumable like any run), then one
-    comparison of them all in `out_dir` (`videomem.eval.compare`)."""
+    """Each agent's run into `out_dir/<agent name>/` (resumable like any run; the models are
+    loaded once for all), then one comparison of them all in `out_dir` (`videomem.eval.compare`)."""
     names = [load_agent(path).name for path in agent_paths]
+    models = ModelSet(load_models(options.get("models_path")))
     if len(set(names)) != len(names):
         twice = next(name for name in names if names.count(name) > 1)
         raise VideomemError(f"--agent: two profiles are named {twice!r}; each run needs its own name")
     out_dir = Path(out_dir)
     results = [
-        run_eval(benchmark, questions_path, store_dir, out_dir / name, agent_path=path, **options)
+        run_eval(benchmark, questions_path, store_dir, out_dir / name, agent_path=path, models=models, **options)
         for name, path in zip(names, agent_paths)
     ]
     return results, write_comparison([r.out_dir for r in results], out_dir)
