@@ -48,6 +48,12 @@ class PipelineConfig(_Strict):
     object_merge_threshold: float = Field(
         0.75, gt=0, le=1, description="cosine similarity above which the model is asked to merge"
     )
+    imported_caption_language: str | None = Field(
+        None,
+        min_length=2,
+        description="translate imported captions (ingest --captions) into this language with the text model; "
+        "unset: keep them as written",
+    )
 
     @field_validator("stages")
     @classmethod

@@ -109,6 +109,12 @@ MIGRATIONS: tuple[str, ...] = (
     CREATE INDEX observations_clip ON object_observations (clip_id);
     CREATE INDEX observations_object ON object_observations (object_id);
     """,
+    # where each caption and transcript line comes from: written by the caption stage / a
+    # sidecar file (the defaults), or imported from a dataset's own files ('egolifecap')
+    """
+    ALTER TABLE events ADD COLUMN source TEXT NOT NULL DEFAULT 'generated';
+    ALTER TABLE transcripts ADD COLUMN source TEXT NOT NULL DEFAULT 'sidecar';
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
