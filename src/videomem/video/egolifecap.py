@@ -36,6 +36,8 @@ _HOUR = re.compile(r"^(\d{2})")
 
 @dataclass(frozen=True)
 class HourFile:
+    """One EgoLifeCap file and the day and hour its cue times count from."""
+
     path: Path
     day: int
     hour: int
