@@ -281,6 +281,26 @@ def person(name: str, *appearance: str) -> ObjectRecord:
     return ObjectRecord(name=name, kind="person", appearance=list(appearance), identity=["seen on the left side"], value="walking")
 
 
+def test_objects_from_a_caption_are_its_people_and_things(language: OfflineLanguage) -> None:
+    caption = "Alice and a tall woman put the red mug on the wooden table. Then Alice washes the red mug."
+    (records,) = language.extract_objects_from_text([caption])
+    found = {r.name: r for r in records}
+    assert set(found) == {"Alice", "tall woman", "red mug", "wooden table"}  # each named once
+    assert found["Alice"].kind == found["tall woman"].kind == "person"
+    assert found["red mug"].kind == "object" and found["red mug"].appearance == ["red"]
+    assert found["wooden table"].value == "Alice and a tall woman put the red mug on the wooden table."
+    assert language.extract_objects_from_text(["", "Nothing."]) == [[], []]
+
+
+def test_offline_translation_keeps_the_text_and_says_so_once(models: ModelSet, caplog) -> None:
+    language = OfflineLanguage(models.cfg.llm, models.meter, models.text_embedder)
+    assert language.translate(["你好", "Hello"], "English") == ["你好", "Hello"]
+    assert language.translate(["再见"], "English") == ["再见"]
+    assert [r.getMessage() for r in caplog.records] == [
+        "the offline backend has no translator: imported captions are kept as written, not in English"
+    ]
+
+
 def test_same_entity_merges_names_and_keeps_people_apart(language: OfflineLanguage) -> None:
     pairs = [
         (person("Alice", "red top"), person("Alice", "blue top")),

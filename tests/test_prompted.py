@@ -28,6 +28,7 @@ from videomem.models.base import (
     StepRecord,
     SummaryOut,
     ToolCall,
+    TranslationOut,
     TripletsOut,
     Usage,
     VLRequest,
@@ -165,6 +166,27 @@ def test_each_task_sends_its_own_prompt_and_schema() -> None:
     assert "video.retrieval" in plan and '"required":["query"]' in plan and "02:00:00" in plan
     assert "A. carrots" in plan and "B. onions" in plan and "step 1 of at most 5" in plan
     assert "00:01:05-00:01:15" in answer and "I cut an onion on the board." in answer and "B. onions" in answer
+
+
+def test_imported_caption_tasks_send_their_prompts_and_schemas() -> None:
+    record = {"name": "Alice", "kind": "person", "appearance": [], "identity": [], "value": "tightens screws"}
+    replies = [
+        json.dumps({"translation": "Alice tightens the screws."}),
+        json.dumps({"translation": "Lucia carries a vase."}),
+        json.dumps({"objects": [record]}),
+    ]
+    engine = ScriptedEngine(replies)
+    language = PromptedLanguage(engine, role())
+    assert language.translate(["Alice拧紧螺丝。", "Lucia拿着花瓶。"], "English") == [
+        "Alice tightens the screws.", "Lucia carries a vase."
+    ]
+    assert language.extract_objects_from_text(["Alice tightens the screws."])[0][0].name == "Alice"
+    first, second = engine.batches[0]
+    assert "Alice拧紧螺丝。" in first.prompt and "into English" in first.prompt and "Lucia拿着花瓶。" in second.prompt
+    assert first.json_schema == TranslationOut.model_json_schema()
+    (objects,) = engine.batches[1]
+    assert "Alice tightens the screws." in objects.prompt and objects.json_schema == ObjectsOut.model_json_schema()
+    assert "no images" in objects.prompt
 
 
 def test_plan_step_renders_history() -> None:

@@ -62,6 +62,13 @@ def ingest(
         int, typer.Option("--workers", min=1, help="Decode processes; long videos are split between them.")
     ] = DEFAULT_WORKERS,
     force: Annotated[bool, typer.Option("--force", help="Redo stages already done.")] = False,
+    captions: Annotated[
+        Optional[Path],
+        typer.Option("--captions", help="EgoLifeCap DenseCaption folder of one person: imported as clip captions (no VLM pass)."),
+    ] = None,
+    transcripts: Annotated[
+        Optional[Path], typer.Option("--transcripts", help="EgoLifeCap Transcript folder of one person: imported as clip speech.")
+    ] = None,
 ) -> None:
     """Build (or resume) a store: sample clips and frames, caption them, extract objects, embed visual segments."""
     from videomem.pipeline.runner import ingest as run_ingest
@@ -73,7 +80,8 @@ def ingest(
     chosen = [s.strip() for s in stages.split(",") if s.strip()] if stages else None
     with Store(store, create=True) as db:
         report = run_ingest(
-            paths, db, cfg, _models_factory(models), stages=chosen, timeline=timeline, workers=workers, force=force
+            paths, db, cfg, _models_factory(models), stages=chosen, timeline=timeline, workers=workers, force=force,
+            captions=captions, transcripts=transcripts,
         )
     for result in report.results:
         out.print(f"{result.stage}: {result.done} done, {result.skipped} already done, {len(result.failures)} failed")
@@ -103,6 +111,8 @@ def info(store: StoreOpt, models: ModelsOpt = None) -> None:
     out.print(f"videos: {len(summary.videos)}")
     out.print(f"clips: {summary.clips}", highlight=False)
     out.print(f"hours: {summary.hours:.2f}")
+    by_source = ", ".join(f"{source} {n}" for source, n in summary.transcripts.items())
+    out.print(f"transcripts: {sum(summary.transcripts.values())}" + (f" ({by_source})" if by_source else ""), highlight=False)
     for stage, n in summary.stages.items():
         out.print(f"stage {stage}: {n} units done", highlight=False)
     for name, stats in summary.memories.items():
@@ -297,7 +307,7 @@ def frame(
 def eval_(
     benchmark: Annotated[str, typer.Argument(help="egolife, lvbench or videomme (long subset).")],
     questions: Annotated[
-        Path, typer.Option("--questions", help="EgoLifeQA_*.json, LVBench video_info.meta.jsonl, or Video-MME rows (.json/.jsonl).")
+        Path, typer.Option("--questions", help="EgoLifeQA_*.json, LVBench video_info.meta.jsonl, or Video-MME rows (.parquet/.json/.jsonl).")
     ],
     store: StoreOpt,
     out_dir: Annotated[
@@ -310,7 +320,8 @@ def eval_(
     jobs: Annotated[int, typer.Option("--jobs", min=1, help="Questions answered at once (threads).")] = 1,
     limit: Annotated[Optional[int], typer.Option("--limit", min=1, help="Only the first N questions.")] = None,
 ) -> None:
-    """Answer a benchmark's questions from a store: results.jsonl, report.md and plots (resumable)."""
+    """Answer a benchmark's questions from a store: results.jsonl, report.md, plots and the
+    benchmark's own output files (resumable)."""
     from videomem.config import load_agent
     from videomem.eval.harness import run_eval
 

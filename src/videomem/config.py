@@ -52,6 +52,12 @@ class PipelineConfig(_Strict):
     episodic_synonym_threshold: float = Field(
         0.8, gt=0, le=1, description="entity-embedding cosine from which two graph entities get a synonym edge"
     )
+    imported_caption_language: str | None = Field(
+        None,
+        min_length=2,
+        description="translate imported captions (ingest --captions) into this language with the text model; "
+        "unset: keep them as written",
+    )
 
     @field_validator("stages")
     @classmethod

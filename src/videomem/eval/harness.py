@@ -26,9 +26,11 @@ from videomem.config import load_agent, load_models
 from videomem.errors import MalformedOutputError, VideomemError
 from videomem.eval.egolife import load_egolife
 from videomem.eval.lvbench import load_lvbench
+from videomem.eval.official import write_official
 from videomem.eval.questions import LETTERS, DatasetError, Question
 from videomem.eval.report import RESULTS, RUN, Summary, read_results, read_run, write_report
 from videomem.eval.scoring import parse_answer, temporal_iou
+from videomem.eval.targets import with_clip_windows
 from videomem.eval.videomme import load_videomme
 from videomem.models.registry import ModelSet
 from videomem.store import Store
@@ -79,13 +81,13 @@ def run_eval(
 
     if jobs < 1:
         raise VideomemError(f"--jobs {jobs}: must be at least 1")
-    questions = load_questions(benchmark, questions_path)
-    if limit is not None:
-        questions = questions[: max(limit, 0)]
+    every_question = load_questions(benchmark, questions_path)
     agent_cfg = load_agent(agent_path)
     models_cfg = load_models(models_path)
     with Store(store_dir) as store:
         videos = {r["id"] for r in store.query("SELECT id FROM videos")}
+        every_question = [with_clip_windows(store, q) for q in every_question]
+    questions = every_question[: max(limit, 0)] if limit is not None else every_question
     out_dir = Path(out_dir)
     run = {
         "benchmark": benchmark,
@@ -144,7 +146,8 @@ def run_eval(
         bar.close()
     if errors:
         raise errors[0]
-    summary = write_report(out_dir, skipped=len(skipped))
+    official = write_official(benchmark, every_question, read_results(out_dir), out_dir)
+    summary = write_report(out_dir, skipped=len(skipped), official=official)
     return EvalResult(summary, out_dir, len(todo), skipped)
 
 

@@ -8,8 +8,8 @@ are corpus seconds. The agent is shown only `question`, `choices`, `until` and `
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +38,9 @@ class Question:
     """Query time (EgoLifeQA): nothing recorded after it may be used."""
     targets: tuple[tuple[float, float], ...] = ()
     """Where the answer is, in corpus seconds; a point annotation is (t, t)."""
+    record: Mapping[str, Any] = field(default_factory=dict, compare=False)
+    """Fields of the dataset's record that its official output file repeats (Video-MME's video
+    id, duration, domain, options as written); empty where the output needs none."""
 
     @property
     def category(self) -> str:

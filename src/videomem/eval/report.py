@@ -5,6 +5,10 @@
 [{video_id, t_start, t_end}], tiou, tool_calls, tokens (model tokens the question cost),
 evidence_tokens (whitespace-separated words of the evidence the answer cites), seconds.
 
+The benchmark's own output files (LVBench `answers.json` / `result.json`, EgoLifeQA per-type
+accuracy, Video-MME's answer layout) are written by `eval/official.py`; report.md shows their
+numbers too.
+
 `run.json` records what produced the rows (benchmark, questions file, agent, models), so a run
 in a sibling directory on the same questions (such as the caption-RAG baseline) is found and
 compared in the report: the memory/agent gain over plain RAG, measured the same way.
@@ -13,6 +17,7 @@ compared in the report: the memory/agent gain over plain RAG, measured the same 
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -110,8 +115,9 @@ def sibling_runs(out_dir: Path, run: dict[str, Any]) -> list[tuple[dict[str, Any
     return found
 
 
-def write_report(out_dir: str | Path, skipped: int = 0) -> Summary:
-    """Write report.md and the plots from results.jsonl; returns this run's summary."""
+def write_report(out_dir: str | Path, skipped: int = 0, official: Sequence[str] = ()) -> Summary:
+    """Write report.md and the plots from results.jsonl; returns this run's summary. `official`
+    are the lines with the benchmark's own numbers (see eval/official.py)."""
     out_dir = Path(out_dir)
     run = read_run(out_dir)
     if run is None:
@@ -143,6 +149,7 @@ def write_report(out_dir: str | Path, skipped: int = 0) -> Summary:
     lines += ["| category | accuracy | correct / total |", "|---|---|---|"]
     for category, (correct, total) in summary.categories.items():
         lines.append(f"| {category} | {_pct(correct / total)} | {correct} / {total} |")
+    lines += official
     baselines = [(meta, s, r) for meta, s, r in others if meta.get("agent_kind") == BASELINE_KIND]
     if summary.kind != BASELINE_KIND and baselines:
         lines += _comparison(rows, summary, baselines)

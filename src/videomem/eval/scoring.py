@@ -6,8 +6,10 @@ gain from a random fallback.
 Temporal IoU of a question = |E ∩ T| / |E ∪ T|, where E is the union of the evidence time ranges
 the answer cites and T the union of the target ranges (overlaps inside each union count once).
 Ranges are compared per video: evidence from another video adds to E ∪ T but never to E ∩ T.
-A target that is a moment (EgoLifeQA annotates times, not spans) counts as a window of
-`point_window` seconds centred on it. Questions without targets have no tIoU (None).
+A target that is a moment counts as a window of `point_window` seconds centred on it; the
+harness first replaces each moment with the stored clip that contains it (`eval/targets.py`), so
+this window only remains for a moment outside the stored footage. Questions without targets
+have no tIoU (None).
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from collections.abc import Iterable, Sequence
 from videomem.eval.questions import LETTERS
 
 POINT_WINDOW = 30.0
-"""Seconds a moment target stands for: one EgoLife clip."""
+"""Seconds a moment target outside the stored footage stands for: one EgoLife clip."""
 
 _TAGGED = re.compile(r"<answer>(.*?)</answer>", re.IGNORECASE | re.DOTALL)
 _STANDALONE = re.compile(r"(?<![A-Za-z0-9])([A-Z])(?![A-Za-z0-9])")

@@ -599,14 +599,16 @@ def _write_egolife(path: Path, specs: list[_QSpec]) -> None:
     path.write_text(json.dumps(records, indent=2) + "\n", encoding="utf-8")
 
 
-def _egolife_target(targets: list[tuple[float, float]]) -> dict | str:
-    """The three EgoLifeQA shapes: one time, several times of one day, or times across days."""
+def _egolife_target(targets: list[tuple[float, float]]) -> dict:
+    """The release's three forms: one time, several times of one day, or — for times on several
+    days, which the release has no list for — the range from the first to the last."""
     points = [format_egolife(a) for a, _ in targets]
     if len(points) == 1:
         return {"date": points[0][0], "time": points[0][1]}
     if len({d for d, _ in points}) == 1:
         return {"date": points[0][0], "time_list": [t for _, t in points]}
-    return "".join(f"{d}_{t}" for d, t in points)
+    (first_day, first), (last_day, last) = points[0], points[-1]
+    return {"date": first_day, "time": f"{first}{last_day}_{last}"}
 
 
 def _egolife_path(root: Path, t: float) -> Path:

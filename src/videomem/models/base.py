@@ -219,6 +219,10 @@ class SemanticOut(BaseModel):
     triplets: list[SemanticTriplet]
 
 
+class TranslationOut(BaseModel):
+    translation: str = Field(min_length=1)
+
+
 class ToolCall(BaseModel):
     """One ReAct step: a thought, then a tool name and its arguments (or `finish`)."""
 
@@ -302,3 +306,13 @@ class LanguageTasks(Protocol):
     def plan_step(self, state: AgentState) -> ToolCall: ...
 
     def answer(self, question: str, choices: list[str] | None, evidence: Sequence[Evidence]) -> AnswerOut: ...
+
+    def translate(self, texts: Sequence[str], language: str) -> list[str]:
+        """Each text in `language` (imported captions; a backend without a translator returns
+        them as written and says so)."""
+        ...
+
+    def extract_objects_from_text(self, captions: Sequence[str]) -> list[list[ObjectRecord]]:
+        """Object records of a clip read from its caption alone (clips with imported captions,
+        which get no vision pass)."""
+        ...

@@ -42,6 +42,7 @@ from videomem.models.base import (
     StepRecord,
     SummaryOut,
     ToolCall,
+    TranslationOut,
     Triplet,
     TripletsOut,
     VisionLanguageModel,
@@ -284,6 +285,16 @@ class PromptedLanguage(_Prompted):
         )
         request = LMRequest(prompt=prompt, json_schema=AnswerOut.model_json_schema())
         return self._ask("answer", [request], _answer_parser(choices))[0]
+
+    def translate(self, texts: Sequence[str], language: str) -> list[str]:
+        schema = TranslationOut.model_json_schema()
+        requests = [LMRequest(render("translate", language=language, text=text), json_schema=schema) for text in texts]
+        return [out.translation.strip() for out in self._ask_model("translate", requests, TranslationOut)]
+
+    def extract_objects_from_text(self, captions: Sequence[str]) -> list[list[ObjectRecord]]:
+        schema = ObjectsOut.model_json_schema()
+        requests = [LMRequest(render("extract_objects_from_text", caption=c), json_schema=schema) for c in captions]
+        return [out.objects for out in self._ask_model("extract_objects_from_text", requests, ObjectsOut)]
 
 
 def _numbered(texts: Sequence[str], start: int) -> str:

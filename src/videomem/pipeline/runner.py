@@ -109,28 +109,50 @@ def ingest(
     force: bool = False,
     show_progress: bool = True,
     bars: ProgressFactory | None = None,
+    captions: str | Path | None = None,
+    transcripts: str | Path | None = None,
 ) -> IngestReport:
     """Run the pipeline's stages (or `stages`) over `paths` into `store`.
 
     A bad file is reported in the result and skipped; the others are ingested. `bars` replaces
     the terminal's progress bars (`StageContext.progress`), for a caller that reports progress.
+    `captions` and `transcripts` are EgoLifeCap directories imported right after sampling
+    (pipeline/imports.py).
     """
     chosen = tuple(stages) if stages else pipeline.stages
     unknown = [s for s in chosen if s not in STAGE_ORDER]
     if unknown:
         raise ConfigError(f"--stages: unknown stage {unknown[0]!r}; allowed: {', '.join(STAGE_ORDER)}")
+    imports = _import_stages(captions, transcripts, timeline)
     sources, failures = discover_sources(paths, timeline)
     report = IngestReport(failures=failures)
     ctx = StageContext(
         store, pipeline, models_factory, workers=workers, force=force, show_progress=show_progress, bars=bars
     )
-    for name in STAGE_ORDER:
-        if name not in chosen:
-            continue
-        stage = build_stage(name)
+    planned = [build_stage(name) for name in STAGE_ORDER if name in chosen]
+    after_sample = 1 if planned and planned[0].name == "sample" else 0
+    planned[after_sample:after_sample] = imports
+    for stage in planned:
         if force:
             stage.reset(store, sources)
         report.results.append(stage.run(ctx, sources))
     if ctx.models_built is not None:
         report.usage = ctx.models_built.meter.by_role()
     return report
+
+
+def _import_stages(captions: str | Path | None, transcripts: str | Path | None, timeline: TimelineKind) -> list[Stage]:
+    """One import step per EgoLifeCap directory given; their files are checked before any video
+    is decoded, so a misnamed file stops the run at once."""
+    from videomem.pipeline.imports import ImportStage
+
+    given = [(kind, d) for kind, d in (("transcripts", transcripts), ("captions", captions)) if d is not None]
+    if given and timeline != "egolife":
+        raise ConfigError("--captions/--transcripts: EgoLifeCap files are placed by day and hour; use --timeline egolife")
+    stages: list[Stage] = []
+    for kind, directory in given:
+        try:
+            stages.append(ImportStage(kind, directory))
+        except VideomemError as exc:
+            raise ConfigError(f"--{kind}: {exc}") from None
+    return stages

@@ -157,6 +157,12 @@ MIGRATIONS: tuple[str, ...] = (
     );
     CREATE INDEX episodic_triplets_caption ON episodic_triplets (caption_id);
     """,
+    # where each caption and transcript line comes from: written by the caption stage / a
+    # sidecar file (the defaults), or imported from a dataset's own files ('egolifecap')
+    """
+    ALTER TABLE events ADD COLUMN source TEXT NOT NULL DEFAULT 'generated';
+    ALTER TABLE transcripts ADD COLUMN source TEXT NOT NULL DEFAULT 'sidecar';
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
