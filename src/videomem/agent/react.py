@@ -21,10 +21,11 @@ from typing import Any
 
 from videomem.agent.answer import Answer
 from videomem.agent.tools import FINISH, Memories, ToolCallError, Toolbox
+from videomem.choice import read_choice
 from videomem.config import AgentConfig
 from videomem.errors import ModelError, VideomemError
 from videomem.evidence import Evidence
-from videomem.models.base import OPTION_LETTERS, AgentState, AnswerOut, StepRecord, leading_letter
+from videomem.models.base import OPTION_LETTERS, AgentState, AnswerOut, StepRecord
 from videomem.models.registry import ModelSet
 from videomem.store import Store
 
@@ -191,10 +192,7 @@ def _resolve(out: AnswerOut, choices: list[str] | None) -> tuple[str, str | None
     if not choices:
         return text, None
     letters = OPTION_LETTERS[: len(choices)]
-    letter = out.choice if out.choice in letters else leading_letter(text, letters)
-    if letter is None:
-        matches = [l for l, c in zip(letters, choices) if c.strip().casefold() == text.casefold()]
-        letter = matches[0] if len(matches) == 1 else None
+    letter = out.choice if out.choice and out.choice in letters else read_choice(text, choices)
     if letter is None:
         return text, None
     return f"{letter}. {choices[letters.index(letter)]}", letter

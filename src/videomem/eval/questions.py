@@ -13,9 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from videomem.choice import LETTERS
 from videomem.errors import VideomemError
-
-LETTERS = "ABCDEFGH"
 
 
 class DatasetError(VideomemError):

@@ -21,6 +21,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from videomem.choice import strip_label
 from videomem.config import RoleConfig
 from videomem.errors import ModelError
 from videomem.evidence import Evidence
@@ -40,7 +41,7 @@ from videomem.models.offline import require_no_options
 from videomem.models.offline import triplets as triplet_rules
 from videomem.models.offline.colours import PALETTE
 from videomem.models.offline.planner import plan
-from videomem.models.offline.scoring import OptionScorer, strip_label
+from videomem.models.offline.scoring import OptionScorer
 from videomem.models.offline.nlp import split_sentences, words
 
 ROLE = "llm"

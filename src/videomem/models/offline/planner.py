@@ -24,6 +24,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from videomem.choice import search_text
 from videomem.errors import TimeFormatError
 from videomem.models.base import AgentState, ToolCall
 from videomem.models.offline.scoring import question_times
@@ -85,7 +86,7 @@ def plan(state: AgentState, margin_of: Callable[[str], float], mentions: Callabl
     used = {h.tool for h in state.history}
     search = RETRIEVAL if RETRIEVAL in tools else RAG if RAG in tools else None
     if search and search not in used:
-        query = " ".join([state.question, *(state.choices or [])])
+        query = search_text(state.question, state.choices)
         return ToolCall(
             thought="Search the memory for the question and its options.",
             tool=search,

@@ -51,6 +51,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from videomem.choice import strip_label
 from videomem.errors import TimeFormatError
 from videomem.evidence import Evidence
 from videomem.models.base import TextEmbedder
@@ -76,14 +77,8 @@ _CUES = LATEST | EARLIEST | frozenset(PERIODS) | {
     "late", "early", "many", "time", "happen", "usually", "often", "thing", "day",
 }
 """Words that steer weighting or counting, not content to look for ('latest' lemmatises to 'late')."""
-_LABEL = re.compile(r"^\s*\(?([A-Ea-e])[).:]\s+")
 _CLOCK = re.compile(r"\b(?:DAY\d+[ _])?\d{1,2}:\d{2}(?::\d{2})?\b", re.IGNORECASE)
 _RANGE = re.compile(r"^\s*((?:DAY\d+[ _])?\d{1,2}:\d{2}(?::\d{2})?)\s*[-–]\s*((?:DAY\d+[ _])?\d{1,2}:\d{2}(?::\d{2})?)\s*$")
-
-
-def strip_label(option: str) -> str:
-    """'(A) red box' / 'A. red box' → 'red box' (datasets write options both ways)."""
-    return _LABEL.sub("", option, count=1).strip() or option.strip()
 
 
 def question_times(question: str) -> list[float]:
