@@ -12,7 +12,7 @@ from memory_stores import SINGLE_EVENT, hand_store, late_question, offline_model
 from videomem.agent.react import Agent
 from videomem.agent.tools import Memories, ToolCallError, Toolbox
 from videomem.config import PROJECT_ROOT, AgentConfig, load_agent
-from videomem.errors import ModelError
+from videomem.errors import ModelError, VideomemError
 from videomem.evidence import Evidence
 from videomem.models.base import AgentState, AnswerOut, ClipView, ToolCall, Usage
 from videomem.store import Store
@@ -232,6 +232,12 @@ def test_trace_is_complete_and_tokens_add_up(events_store: Store) -> None:
     data = answer.to_json()
     assert set(data) >= {"answer", "choice", "evidence", "trace", "tokens", "seconds"}
     assert {"t_start", "t_end", "text", "video_id", "source"} <= set(data["evidence"][0])
+
+
+def test_the_same_option_twice_is_refused(events_store: Store) -> None:
+    agent, _ = _agent(events_store, [])
+    with pytest.raises(VideomemError, match="choices: 'Train' is given twice; each option must differ"):
+        agent.ask("Which train?", ["train", "bus", "Train"])
 
 
 def test_caption_rag_is_one_shot_over_events(events_store: Store) -> None:

@@ -143,6 +143,19 @@ def test_unusable_model_output_scores_one_question_wrong_and_the_run_goes_on(ben
     assert result.summary.correct == 1 and result.summary.unanswered == 2
 
 
+def test_nothing_answered_is_a_failure_and_a_file_that_is_not_utf8_is_one_line(bench, run_cli, tmp_path):
+    questions, store, runs = bench
+    absent = tmp_path / "absent.jsonl"  # every question is about a video the store lacks
+    absent.write_text(questions.read_text().splitlines()[1] + "\n")
+    result = run_cli("eval", "lvbench", "--questions", absent, "--store", store, "--out", runs / "none")
+    assert result.code != 0 and "no question was answered (1 skipped)" in result.stderr
+    latin = tmp_path / "latin1.jsonl"
+    latin.write_bytes(questions.read_text().replace("Q1?", "Qu'a dit José ?").encode("latin-1"))
+    result = run_cli("eval", "lvbench", "--questions", latin, "--store", store, "--out", runs / "latin")
+    assert result.code == 2 and "Traceback" not in result.output
+    assert f"{latin}: not UTF-8 text (byte " in result.stderr and result.stderr.count("\n") == 1
+
+
 def test_a_backend_failure_stops_the_run_for_a_resume(bench):
     questions, store, runs = bench
     FAILURES["Q2?"] = ModelError("llm (openai backend) at http://127.0.0.1:9/v1: cannot connect")

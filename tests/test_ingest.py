@@ -62,6 +62,7 @@ def test_missing_path(run_cli, tmp_path: Path) -> None:
     missing = tmp_path / "nowhere.mp4"
     result = run_cli("ingest", missing, "--store", tmp_path / "s", *SAMPLE)
     assert_one_failure(result, missing, "no such file")
+    assert not (tmp_path / "s").exists()  # nothing to ingest: no empty store left behind
 
 
 def test_text_file_named_mp4(run_cli, tmp_path: Path) -> None:
@@ -242,6 +243,10 @@ def test_frame_command(run_cli, tmp_path: Path, bikes: Path, short_video: Path) 
     best = min(abs(f[2] - 1.0) for f in rows["frames"])
     assert out.read_bytes() in [(store / f[3]).read_bytes() for f in rows["frames"] if abs(f[2] - 1.0) == best]
 
+    past = run_cli("frame", "--store", store, "--at", "00:30", "--video", "bikes", "-o", out)
+    assert past.code == 2 and "--at 00:30: not inside video 'bikes' (covered: 00:00:00-00:00:10)" in past.stderr
+    assert run_cli("frame", "--store", store, "--at", "12", "-o", out).code == 2  # after every video
+
     unknown = run_cli("frame", "--store", store, "--at", "5", "--video", "nope", "-o", out)
     assert unknown.code == 2 and "no frames stored for video 'nope'" in unknown.stderr
     bad_time = run_cli("frame", "--store", store, "--at", "soon", "-o", out)
@@ -267,6 +272,27 @@ def test_rerun_skips_and_force_redoes(run_cli, tmp_path: Path, short_video: Path
     with Store(store) as db:
         assert db.query("SELECT COUNT(*) AS n FROM events")[0]["n"] == 0
         assert db.done_units("caption") == set()
+
+
+def test_a_different_file_under_a_stored_id_is_refused(run_cli, tmp_path: Path, short_video: Path, bikes: Path) -> None:
+    store = tmp_path / "s"
+    first, other, moved = tmp_path / "a" / "talk.mp4", tmp_path / "b" / "talk.mp4", tmp_path / "c" / "talk.mp4"
+    for path, source in ((first, short_video), (other, bikes), (moved, short_video)):
+        path.parent.mkdir()
+        path.write_bytes(source.read_bytes())
+    assert run_cli("ingest", first, "--store", store, *SAMPLE).code == 0
+    before, frames = store_rows(store), jpeg_files(store)
+
+    refused = run_cli("ingest", other, "--store", store, *SAMPLE)
+    assert_one_failure(refused, other, f"its id 'talk' already names a different file in the store, {first}; rename this file")
+    assert store_rows(store) == before and jpeg_files(store) == frames  # nothing merged or overwritten
+
+    resumed = run_cli("ingest", moved, "--store", store, *SAMPLE)  # the same content, moved: resumes
+    assert resumed.code == 0 and "sample: 0 done, 1 already done, 0 failed" in resumed.stdout
+
+    replaced = run_cli("ingest", other, "--store", store, *SAMPLE, "--force")
+    assert replaced.code == 0, replaced.output
+    assert store_rows(store)["videos"][0][1] == str(other) and store_rows(store)["clips"][0][3] == pytest.approx(10.0)
 
 
 def test_workers_give_the_same_store(run_cli, tmp_path: Path, short_video: Path, bikes: Path, rotated_video: Path) -> None:

@@ -69,6 +69,9 @@ class Agent:
             raise VideomemError("the question is empty")
         if choices is not None and not 2 <= len(choices) <= len(OPTION_LETTERS):
             raise VideomemError(f"choices: give 2 to {len(OPTION_LETTERS)} options, got {len(choices)}")
+        twice = [c for n, c in enumerate(choices or []) if c.strip().casefold() in {d.strip().casefold() for d in choices[:n]}]
+        if twice:
+            raise VideomemError(f"choices: {twice[0]!r} is given twice; each option must differ")
         if video_id is not None and not self.store.query("SELECT 1 FROM videos WHERE id = ?", (video_id,)):
             raise VideomemError(f"video {video_id!r} is not in the store {self.store.root}")
         meter = _Meter(self.models)

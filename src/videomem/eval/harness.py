@@ -85,7 +85,7 @@ def run_eval(
         questions = questions[: max(limit, 0)]
     agent_cfg = load_agent(agent_path)
     models_cfg = load_models(models_path)
-    with Store(store_dir) as store:
+    with Store(store_dir, read_only=True) as store:
         videos = {r["id"] for r in store.query("SELECT id FROM videos")}
     out_dir = Path(out_dir)
     run = {
@@ -114,7 +114,7 @@ def run_eval(
     def work(results: TextIO) -> None:
         """Answer questions until none are left (or another worker failed), on own connection."""
         try:
-            with Store(store_dir) as store:
+            with Store(store_dir, read_only=True) as store:
                 agent = Agent(store, models, agent_cfg)
                 while not errors:
                     try:

@@ -183,8 +183,8 @@ class ObjectMemory:
             raise RuntimeError(f"extract_objects returned {len(per_clip)} lists for {len(views)} clips")
         for clip, records in zip(clips, per_clip):
             with self.store.transaction() as tx:
-                tx.executemany(
-                    "INSERT INTO object_observations (clip_id, video_id, t_start, t_end, name, kind, "
+                tx.executemany(  # a record listed twice for one clip is one observation
+                    "INSERT OR IGNORE INTO object_observations (clip_id, video_id, t_start, t_end, name, kind, "
                     "appearance_json, identity_json, value) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     [
                         (clip.id, clip.video_id, clip.t_start, clip.t_end, r.name, r.kind,

@@ -31,7 +31,7 @@ from videomem.pipeline.base import StageContext, StageResult, VideoSource
 from videomem.store import Store
 from videomem.video.clips import ClipSpan, plan_clips
 from videomem.video.decode import FrameSampler
-from videomem.video.probe import VideoInfo, probe
+from videomem.video.probe import VideoInfo, content_hash, probe
 from videomem.video.transcripts import Segment, align, load_transcript
 
 STAGE = "sample"
@@ -175,14 +175,20 @@ def _references(store: Store, target: str) -> list[tuple[str, str]]:
 
 
 def _record_video(store: Store, source: VideoSource, info: VideoInfo) -> None:
+    """The video's row, with the content hash that tells a moved copy from a different file
+    (hashed once per path: a resumed ingest reads nothing more of the file)."""
+    known = store.query("SELECT path, content_hash FROM videos WHERE id = ?", (source.video_id,))
+    same_path = known and known[0]["path"] == str(source.path) and known[0]["content_hash"]
+    digest = known[0]["content_hash"] if same_path else content_hash(source.path)
     with store.transaction() as tx:
         tx.execute(
-            """INSERT INTO videos (id, path, t_offset, duration, fps, n_frames, width, height, rotation, probe_json)
-               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """INSERT INTO videos (id, path, t_offset, duration, fps, n_frames, width, height, rotation, probe_json,
+                 content_hash)
+               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                ON CONFLICT (id) DO UPDATE SET path = excluded.path, t_offset = excluded.t_offset,
                  duration = excluded.duration, fps = excluded.fps, n_frames = excluded.n_frames,
                  width = excluded.width, height = excluded.height, rotation = excluded.rotation,
-                 probe_json = excluded.probe_json""",
+                 probe_json = excluded.probe_json, content_hash = excluded.content_hash""",
             (
                 source.video_id,
                 str(source.path),
@@ -194,6 +200,7 @@ def _record_video(store: Store, source: VideoSource, info: VideoInfo) -> None:
                 info.height,
                 info.rotation,
                 json.dumps(info.to_json(), sort_keys=True),
+                digest,
             ),
         )
 

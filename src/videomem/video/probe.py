@@ -10,6 +10,7 @@ reports frame times on that origin, whatever the container's own start time is.
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -18,6 +19,8 @@ import av
 from videomem.errors import VideoError
 
 _MP4_BOXES = (b"ftyp", b"moov", b"mdat", b"free", b"wide", b"skip")
+HASH_SPAN = 1 << 20
+"""Bytes read from each end of a file for its content hash."""
 
 
 @dataclass(frozen=True)
@@ -46,6 +49,21 @@ class VideoInfo:
 
     def to_json(self) -> dict:
         return asdict(self)
+
+
+def content_hash(path: str | Path) -> str:
+    """SHA-256 of a file's size, first MiB and last MiB: tells two different videos apart (their
+    headers, index and compressed data differ) without reading hours of footage."""
+    path = Path(path)
+    digest = hashlib.sha256()
+    with path.open("rb") as fh:
+        size = fh.seek(0, 2)
+        digest.update(str(size).encode())
+        fh.seek(0)
+        digest.update(fh.read(HASH_SPAN))
+        fh.seek(max(size - HASH_SPAN, 0))
+        digest.update(fh.read(HASH_SPAN))
+    return digest.hexdigest()
 
 
 def _looks_like_mp4(path: Path) -> bool:
