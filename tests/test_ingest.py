@@ -295,6 +295,56 @@ def test_a_different_file_under_a_stored_id_is_refused(run_cli, tmp_path: Path, 
     assert store_rows(store)["videos"][0][1] == str(other) and store_rows(store)["clips"][0][3] == pytest.approx(10.0)
 
 
+def test_frames_never_leave_their_clip_in_gaps_or_cut_files(run_cli, tmp_path: Path) -> None:
+    from conftest import FFMPEG
+
+    gap, full = tmp_path / "gap.mkv", tmp_path / "full.mkv"
+    ffmpeg = [FFMPEG, "-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi"]
+    encode = ["-c:v", "libx264", "-preset", "ultrafast", "-g", "20", "-pix_fmt", "yuv420p"]
+    # 0-5 s, then nothing until 35-40 s
+    subprocess.run([*ffmpeg, "-i", "testsrc=size=96x64:rate=10:duration=10",
+                    "-vf", "setpts='if(gte(N,50),PTS+30/TB,PTS)'", "-fps_mode", "vfr", *encode, str(gap)], check=True)
+    subprocess.run([*ffmpeg, "-i", "testsrc=size=96x64:rate=10:duration=60", *encode, str(full)], check=True)
+    cut = tmp_path / "cut.mkv"
+    cut.write_bytes(full.read_bytes()[: full.stat().st_size * 4 // 10])  # frames stop near 24 s of 60
+
+    result = run_cli("ingest", gap, cut, "--store", tmp_path / "s", *SAMPLE)
+    lines = failure_lines(result.stderr)
+    assert result.code == 1 and len(lines) == 1, result.output
+    stated = re.fullmatch(
+        rf"{cut}: truncated: its frames stop at ([\d.]+)s of the 60.0s its header states; (\d) clip\(s\) without "
+        "frames are stored empty", lines[0])
+    assert stated is not None, lines[0]
+    ends, n_empty = float(stated.group(1)), int(stated.group(2))
+    rows = store_rows(tmp_path / "s")
+    clips = {(c[0], c[1]): c for c in rows["clips"]}
+    assert len(clips) == 4 + 6  # every clip is recorded, with or without frames
+    for video_id, idx, t, *_ in rows["frames"]:
+        _, _, start, end = clips[(video_id, idx)]
+        assert start <= t <= end, (video_id, idx, t)  # never under another clip, never past --until
+    with_frames = {(f[0], f[1]) for f in rows["frames"]}
+    assert {i for v, i in with_frames if v == "gap"} == {0, 3}  # the gap's clips are empty
+    assert 15 < ends < 35 and {i for v, i in with_frames if v == "cut"} == {i for i in range(6) if 10 * i < ends}
+    assert n_empty == 6 - len({i for v, i in with_frames if v == "cut"})
+
+
+def test_a_deleted_frame_is_restored_and_nothing_built_on_it_is_redone(run_cli, tmp_path: Path, bikes: Path) -> None:
+    store = tmp_path / "s"
+    assert run_cli("ingest", bikes, "--store", store, *SAMPLE).code == 0
+    with Store(store) as db, db.transaction() as tx:  # memory built on the frames
+        tx.execute("INSERT INTO events (clip_id, video_id, t_start, t_end, text) SELECT id, video_id, t_start, t_end, 'x' FROM clips")
+        tx.execute("INSERT INTO stage_progress (stage, unit) VALUES ('caption', 'bikes:0')")
+    before, files = store_rows(store), jpeg_files(store)
+    for name in files:
+        (store / name).unlink()
+    again = run_cli("ingest", bikes, "--store", store, *SAMPLE)
+    assert again.code == 0 and "sample: 0 done, 1 already done, 0 failed, 2 file(s) restored" in again.stdout
+    assert jpeg_files(store) == files  # the same frames, byte for byte, under the same names
+    assert store_rows(store) == before
+    with Store(store) as db:
+        assert db.query("SELECT COUNT(*) FROM events")[0][0] == 1
+
+
 def test_workers_give_the_same_store(run_cli, tmp_path: Path, short_video: Path, bikes: Path, rotated_video: Path) -> None:
     videos = (short_video, bikes, rotated_video)
     assert run_cli("ingest", *videos, "--store", tmp_path / "serial", *SAMPLE).code == 0

@@ -82,7 +82,10 @@ def ingest(
             paths, db, cfg, _models_factory(models), stages=chosen, timeline=timeline, workers=workers, force=force
         )
     for result in report.results:
-        out.print(f"{result.stage}: {result.done} done, {result.skipped} already done, {len(result.failures)} failed")
+        restored = f", {result.repaired} file(s) restored" if result.repaired else ""
+        out.print(
+            f"{result.stage}: {result.done} done, {result.skipped} already done, {len(result.failures)} failed{restored}"
+        )
     for role, usage in sorted(report.usage.items()):
         out.print(
             f"{role}: {usage.calls} calls, {usage.prompt_tokens} prompt + {usage.completion_tokens} completion tokens,"

@@ -125,6 +125,21 @@ def _duration(container: av.container.InputContainer, stream, start_time: float)
     return end - start_time
 
 
+def frames_end(info: VideoInfo) -> float:
+    """File time of the last video frame that is actually there, read from packet headers (no
+    decoding): where a cut-off file really ends, whatever its header states."""
+    end = 0.0
+    try:
+        with av.open(info.path) as container:
+            stream = container.streams.video[0]
+            for packet in container.demux(stream):
+                if packet.pts is not None:
+                    end = max(end, float(packet.pts * stream.time_base) - info.start_time)
+    except av.error.FFmpegError:
+        pass  # the damage itself: what was read so far is where it ends
+    return end
+
+
 def probe(path: str | Path) -> VideoInfo:
     """Open `path`, decode its first frame, and describe it; any problem is a one-line VideoError."""
     path = Path(path)
