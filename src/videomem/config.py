@@ -84,7 +84,10 @@ class RoleConfig(_Strict):
     temperature: float = Field(0.0, ge=0, le=2)
     batch_size: int = Field(8, ge=1)
     concurrency: int = Field(8, ge=1)
-    timeout_s: float = Field(120.0, gt=0)
+    timeout_s: float = Field(120.0, gt=0, description="seconds one attempt may wait for an answer")
+    deadline_s: float = Field(
+        240.0, gt=0, description="seconds one request may take in all, retries and backoff included"
+    )
     max_retries: int = Field(3, ge=0, le=10)
     json_repairs: int = Field(2, ge=0, le=5, description="re-asks after malformed JSON output")
     structured_output: bool = Field(True, description="send response_format json_schema")
@@ -107,6 +110,9 @@ class ModelsConfig(_Strict):
     llm: RoleConfig
     text_embedder: RoleConfig
     visual_embedder: RoleConfig | None = None
+    question_deadline_s: float = Field(
+        600.0, gt=0, description="seconds the agent may spend on one question; checked between model calls"
+    )
 
     @model_validator(mode="after")
     def _role_backends(self) -> ModelsConfig:

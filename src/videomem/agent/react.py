@@ -11,6 +11,10 @@
 
 Tokens of a question are the usage meter's growth while it was answered; the trace records
 each step's tokens and seconds, so a report can say where the cost went.
+
+A question has a deadline (`question_deadline_s` of the models profile), checked before each
+model call: past it, the question fails with one line. A backend failure (server down, no reply
+by a request's own deadline) fails the question at once; only unusable output is re-asked.
 """
 
 from __future__ import annotations
@@ -23,7 +27,7 @@ from videomem.agent.answer import Answer
 from videomem.agent.tools import FINISH, Memories, ToolCallError, Toolbox
 from videomem.choice import read_choice
 from videomem.config import AgentConfig
-from videomem.errors import ModelError, VideomemError
+from videomem.errors import MalformedOutputError, ModelError, VideomemError
 from videomem.evidence import Evidence
 from videomem.models.base import OPTION_LETTERS, AgentState, AnswerOut, StepRecord
 from videomem.models.registry import ModelSet
@@ -32,13 +36,20 @@ from videomem.store import Store
 
 @dataclass
 class _Meter:
-    """Tokens and seconds since the last `lap()`."""
+    """Tokens and seconds since the last `lap()`, and the question's deadline."""
 
     models: ModelSet
 
     def __post_init__(self) -> None:
         self.start_tokens = self.tokens = self.models.meter.total().total_tokens
         self.start_time = self.time = time.perf_counter()
+        self.deadline = self.start_time + self.models.cfg.question_deadline_s
+
+    def in_time(self) -> None:
+        """Raise (one line) when the question's deadline has passed."""
+        if time.perf_counter() > self.deadline:
+            limit = self.models.cfg.question_deadline_s
+            raise ModelError(f"the question was not answered within {limit:g} s (question_deadline_s of the models profile)")
 
     def lap(self) -> dict[str, Any]:
         tokens, now = self.models.meter.total().total_tokens, time.perf_counter()
@@ -80,6 +91,7 @@ class Agent:
             evidence, trace = self._caption_rag(question, toolbox, meter)
         else:
             evidence, trace = self._react(question, choices, toolbox, meter)
+        meter.in_time()
         out = self.models.language.answer(question, choices, evidence)
         text, choice = _resolve(out, choices)
         trace.append({"step": len(trace) + 1, "tool": "answer", "observation": text, **meter.lap()})
@@ -139,9 +151,10 @@ class Agent:
         """Plan one call and run it; a malformed call goes back to the planner with its error
         (it stays in the history, so the planner can learn from it). None after the bound."""
         for attempt in range(self.cfg.call_retries + 1):
+            meter.in_time()
             try:
                 call = self.models.language.plan_step(state)
-            except ModelError as exc:
+            except MalformedOutputError as exc:
                 # The planner's own JSON re-asks are spent; count it as one malformed call.
                 trace.append(
                     {
