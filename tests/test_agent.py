@@ -264,6 +264,17 @@ def test_the_same_option_twice_is_refused(events_store: Store) -> None:
         agent.ask("Which train?", ["train", "bus", "Train"])
 
 
+def test_caption_rag_retrieves_with_the_agents_first_query(events_store: Store) -> None:
+    options = ["a bus", "a train to Paris"]
+    fair = Agent(events_store, _Models([]), load_agent(PROJECT_ROOT / "agents" / "caption-rag.yaml"))
+    plain = Agent(events_store, _Models([]), load_agent(PROJECT_ROOT / "agents" / "caption-rag-question.yaml"))
+    react = Agent(events_store, offline_models(), load_agent())
+    query = fair.ask("Which train?", options).trace[0]["arguments"]["query"]
+    assert query == "Which train? a bus a train to Paris"
+    assert react.ask("Which train?", options).trace[0]["arguments"]["query"] == query  # the planner's first step
+    assert plain.ask("Which train?", options).trace[0]["arguments"]["query"] == "Which train?"
+
+
 def test_caption_rag_is_one_shot_over_events(events_store: Store) -> None:
     cfg = load_agent(PROJECT_ROOT / "agents" / "caption-rag.yaml")
     assert (cfg.kind, cfg.top_k) == ("caption_rag", 10)

@@ -6,6 +6,7 @@ user sees: one line naming the file and the problem, no traceback, the other fil
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import signal
@@ -20,6 +21,7 @@ import pytest
 from PIL import Image
 
 from conftest import make_audio_only, make_video
+from videomem.config import load_pipeline
 from videomem.store import Store
 
 SAMPLE = ("--stages", "sample")
@@ -107,6 +109,8 @@ def test_exact_timestamps_pipeline(run_cli, tmp_path: Path, short_video: Path) -
     result = run_cli("ingest", short_video, "--store", tmp_path / "s", "--pipeline", pipeline)
     assert result.code == 0, result.output
     frames = store_rows(tmp_path / "s")["frames"]
+    with Store(tmp_path / "s") as store:  # the pipeline is recorded: part of an eval run's fingerprint
+        assert json.loads(store.meta("pipeline")) == load_pipeline(pipeline).model_dump(mode="json")
     # Centres of thirds of 0-3 s are 0.5, 1.5, 2.5; at 10 fps the frames on screen then start at those times.
     assert [f[2] for f in frames] == pytest.approx([0.5, 1.5, 2.5])
     assert {(f[4], f[5]) for f in frames} == {(80, 60)}

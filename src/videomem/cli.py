@@ -354,6 +354,8 @@ def eval_(
     typer.echo(f"mean tIoU {tiou}; {s.tokens:.0f} tokens and {s.seconds:.2f} s per question")
     if result.skipped:
         typer.echo(f"skipped {len(result.skipped)} question(s) whose video is not in the store", err=True)
+    for line in result.not_compared:
+        typer.echo(f"not compared with {line} (its value → this run's)", err=True)
     typer.echo(f"report: {result.out_dir / 'report.md'}")
     if s.n == 0:
         raise VideomemError(f"no question was answered ({len(result.skipped)} skipped): nothing was measured")

@@ -144,6 +144,10 @@ class AgentConfig(_Strict):
 
     name: str = "telemem"
     kind: Literal["react", "caption_rag"] = "react"
+    rag_query: Literal["question_and_options", "question"] = Field(
+        "question_and_options",
+        description="caption_rag: retrieve with the question and its options (the agent's first query) or the question",
+    )
     tools: tuple[str, ...] = VIDEO_TOOLS
     max_steps: int = Field(5, ge=1, le=30)
     call_retries: int = Field(2, ge=0, le=5, description="re-asks after a malformed tool call")

@@ -6,8 +6,10 @@
   malformed call (unknown tool, invalid arguments) is shown back with its error and re-asked
   up to `cfg.call_retries` times; the last step is always `finish`. A response step then
   writes the answer from everything gathered.
-* `caption_rag`: the baseline every report compares against — top-k event captions for the
-  question, one answer call, no loop.
+* `caption_rag`: the baseline every report compares against — top-k event captions, one
+  answer call, no loop. It retrieves with the query the agent's first step uses, the question
+  and its options (`rag_query: question_and_options`), so a gain over it is the agent's and the
+  memories', not query expansion; `rag_query: question` is the plain-question variant.
 
 Tokens of a question are the usage meter's growth while it was answered; the trace records
 each step's tokens and seconds, so a report can say where the cost went.
@@ -25,7 +27,7 @@ from typing import Any
 
 from videomem.agent.answer import Answer
 from videomem.agent.tools import FINISH, Memories, ToolCallError, Toolbox
-from videomem.choice import read_choice
+from videomem.choice import read_choice, search_text
 from videomem.config import AgentConfig
 from videomem.errors import MalformedOutputError, ModelError, VideomemError
 from videomem.evidence import Evidence
@@ -88,7 +90,8 @@ class Agent:
         meter = _Meter(self.models)
         toolbox = Toolbox(self.store, self.models, self.memories, self.cfg, until=until, video_id=video_id)
         if self.cfg.kind == "caption_rag":
-            evidence, trace = self._caption_rag(question, toolbox, meter)
+            query = search_text(question, choices) if self.cfg.rag_query == "question_and_options" else question
+            evidence, trace = self._caption_rag(query, toolbox, meter)
         else:
             evidence, trace = self._react(question, choices, toolbox, meter)
         meter.in_time()
@@ -98,14 +101,14 @@ class Agent:
         tokens, seconds = meter.totals()
         return Answer(text, choice, evidence, trace, tokens, seconds)
 
-    def _caption_rag(self, question: str, toolbox: Toolbox, meter: _Meter) -> tuple[list[Evidence], list[dict]]:
-        evidence = self.memories["events"].retrieve(question, self.cfg.top_k, toolbox.until, toolbox.video_id)
+    def _caption_rag(self, query: str, toolbox: Toolbox, meter: _Meter) -> tuple[list[Evidence], list[dict]]:
+        evidence = self.memories["events"].retrieve(query, self.cfg.top_k, toolbox.until, toolbox.video_id)
         spans = ", ".join(toolbox.time.span(e.t_start, e.t_end) for e in evidence)
         step = {
             "step": 1,
             "thought": "",
             "tool": "caption_retrieval",
-            "arguments": {"query": question, "top_k": self.cfg.top_k},
+            "arguments": {"query": query, "top_k": self.cfg.top_k},
             "observation": f"{len(evidence)} captions: {spans}" if evidence else "no captions found",
             "evidence": [e.to_json() for e in evidence],
             **meter.lap(),

@@ -5,9 +5,11 @@
 [{video_id, t_start, t_end}], tiou, tool_calls, tokens (model tokens the question cost),
 evidence_tokens (whitespace-separated words of the evidence the answer cites), seconds.
 
-`run.json` records what produced the rows (benchmark, questions file, agent, models), so a run
-in a sibling directory on the same questions (such as the caption-RAG baseline) is found and
-compared in the report: the memory/agent gain over plain RAG, measured the same way.
+`run.json` records what produced the rows (benchmark, questions file, agent, models, and the
+run's fingerprint), so a run in a sibling directory on the same questions (such as the
+caption-RAG baseline) is found and compared in the report: the memory/agent gain over plain
+RAG, measured the same way. A sibling measured on another footing (another store's contents,
+pipeline or models profile) is not compared; the report says what differs.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from typing import Any
 
 from matplotlib.figure import Figure
 
+from videomem.eval.fingerprint import SAME_FOOTING, unlike
 from videomem.eval.questions import DatasetError
 from videomem.eval.scoring import accuracy, per_category
 
@@ -106,8 +109,21 @@ def sibling_runs(out_dir: Path, run: dict[str, Any]) -> list[tuple[dict[str, Any
         if meta and all(meta.get(k) == run.get(k) for k in ("benchmark", "questions", "questions_sha256")):
             rows = read_results(other)
             if rows:
-                found.append((meta, rows))
+                found.append(({**meta, "out": other.name}, rows))
     return found
+
+
+def compared_runs(out_dir: Path, run: dict[str, Any]) -> tuple[list[tuple[dict[str, Any], list[dict[str, Any]]]], list[str]]:
+    """Sibling runs on the same questions and footing, and one line for each sibling that is
+    not compared, saying what differs (from it to this run)."""
+    same, refused = [], []
+    for meta, rows in sibling_runs(out_dir, run):
+        changed = unlike(run, meta, SAME_FOOTING)
+        if changed:
+            refused.append(f"{meta.get('agent', '?')} ({meta['out']}): {'; '.join(changed)}")
+        else:
+            same.append((meta, rows))
+    return same, refused
 
 
 def write_report(out_dir: str | Path, skipped: int = 0) -> Summary:
@@ -118,7 +134,8 @@ def write_report(out_dir: str | Path, skipped: int = 0) -> Summary:
         raise DatasetError(f"{out_dir}: no {RUN} here; is this an eval output directory?")
     rows = read_results(out_dir)
     summary = summarize(rows, run)
-    others = [(meta, summarize(r, meta), r) for meta, r in sibling_runs(out_dir, run)]
+    same, refused = compared_runs(out_dir, run)
+    others = [(meta, summarize(r, meta), r) for meta, r in same]
     lines = [
         f"# {run['benchmark']} — {summary.name}",
         "",
@@ -151,6 +168,9 @@ def write_report(out_dir: str | Path, skipped: int = 0) -> Summary:
         lines += ["| run | accuracy | mean tIoU | tokens / q | seconds / q |", "|---|---|---|---|---|"]
         for s in [summary] + [s for _, s, _ in others]:
             lines.append(f"| {s.name} | {_pct(s.accuracy)} | {_num(s.mean_tiou)} | {s.tokens:.0f} | {s.seconds:.2f} |")
+    if refused:
+        lines += ["", "## Runs on the same questions not compared", "", "Measured on another footing (its value → this run's):", ""]
+        lines += [f"- {line}" for line in refused]
     lines += ["", f"![accuracy per category]({PLOT_CATEGORIES})", "", f"![accuracy vs tokens]({PLOT_TOKENS})", ""]
     (out_dir / REPORT).write_text("\n".join(lines), encoding="utf-8")
     _plot_categories(out_dir / PLOT_CATEGORIES, summary)
