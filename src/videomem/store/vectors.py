@@ -12,9 +12,10 @@ as an `IDSelectorBatch`, so the top k are the true top k among visible rows for 
 (over-fetching and filtering afterwards can return fewer than k when most rows are hidden).
 Selectors only work on CPU indexes, which is why a GPU copy is not made.
 
-Saving is safe with several processes at once: each writes its own temporary files, and the
-index and its sidecar replace the old pair while the index's lock file is held, so a reader
-never loads a half-written index or an index with another one's sidecar. A reader of a store
+Saving is safe with several processes at once: each writes its own temporary files (named with
+its pid; those a killed writer left are removed by the next save), and the index and its
+sidecar replace the old pair while the index's lock file is held, so a reader never loads a
+half-written index or an index with another one's sidecar. A reader of a store
 it cannot write (read-only media, another user's store) keeps a rebuilt index in memory only.
 """
 
@@ -71,10 +72,30 @@ def _reason(exc: OSError | RuntimeError) -> str:
 
 
 def _temp_name(path: Path) -> Path:
-    """A fresh, unique name beside `path` for one writer's temporary copy."""
-    fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    """A fresh, unique name beside `path` for one writer's temporary copy: `.NAME.PID.XXXX.tmp`."""
+    fd, name = tempfile.mkstemp(prefix=f".{path.name}.{os.getpid()}.", suffix=".tmp", dir=path.parent)
     os.close(fd)
     return Path(name)
+
+
+def _sweep(*paths: Path) -> None:
+    """Remove temporary copies of these files whose writer is no longer running (it was killed)."""
+    for path in paths:
+        for tmp in path.parent.glob(f".{path.name}.*.tmp"):
+            pid = tmp.name[len(path.name) + 2 :].split(".")[0]
+            if pid.isdigit() and not _running(int(pid)):
+                with contextlib.suppress(OSError):
+                    tmp.unlink()
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 class VectorIndex:
@@ -184,6 +205,7 @@ class VectorIndex:
                 fcntl.flock(lock, fcntl.LOCK_EX)
                 os.replace(tmp_index, self.path)
                 os.replace(tmp_meta, self.meta_path)
+                _sweep(self.path, self.meta_path)
         except (OSError, RuntimeError) as exc:  # faiss reports a file it cannot open as RuntimeError
             for tmp in (tmp_index, tmp_meta):
                 if tmp is not None:
