@@ -324,7 +324,7 @@ def test_ask_answers_multiple_choice_about_events(scripted) -> None:
     for q in questions:
         answer = agent.ask(q.question, list(q.choices), q.until, q.video_id)
         correct += answer.choice == q.answer
-        assert answer.evidence and answer.tokens >= 0
+        assert answer.evidence and answer.tokens == sum(step["tokens"] for step in answer.trace) > 0
     print(f"multiple-choice accuracy: {correct}/{len(questions)}")
     assert correct >= 0.8 * len(questions)
 
