@@ -270,6 +270,7 @@ def synth(
     corpus = make(outdir, minutes=minutes, days=days, seed=seed, fmt=fmt)
     typer.echo(f"{len(corpus.videos)} video(s), {len(corpus.events)} events, {len(corpus.questions)} questions")
     typer.echo(f"questions: {corpus.questions_file}")
+    typer.echo(f"the same questions reworded (a control): {corpus.paraphrased_file}")
     typer.echo(
         f"next: videomem ingest {corpus.root / 'videos'} --store STORE --pipeline {corpus.pipeline} --timeline {corpus.timeline}"
     )
