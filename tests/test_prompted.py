@@ -256,6 +256,11 @@ def test_multiple_choice_answer_needs_a_valid_letter() -> None:
     engine = ScriptedEngine(['{"answer": "Blue.", "choice": "A"}'])
     assert PromptedLanguage(engine, role()).answer("Which colour?", None, evidence).choice is None
 
+    # A reply starting with the article names no option: it is re-asked, never read as A.
+    engine = ScriptedEngine(['{"answer": "A red door is opened."}', '{"answer": "the lamp"}'])
+    out = PromptedLanguage(engine, role()).answer("What happens?", ["a train", "a bus", "the lamp"], evidence)
+    assert out.choice == "C" and len(engine.batches) == 2
+
 
 def test_plan_step_rejects_unknown_tools_and_bad_arguments() -> None:
     engine = ScriptedEngine(

@@ -1,6 +1,7 @@
 """`videomem` command line.
 
-User errors (`VideomemError`) print one line, `error: ...`, and exit 2; no traceback.
+User errors (`VideomemError`) print one line, `error: ...`, and exit 2; no traceback. Every
+command but `ingest` only reads its store, and opens it read-only.
 """
 
 from __future__ import annotations
@@ -70,7 +71,9 @@ def ingest(
         Optional[Path], typer.Option("--transcripts", help="EgoLifeCap Transcript folder of one person: imported as clip speech.")
     ] = None,
 ) -> None:
-    """Build (or resume) a store: sample clips and frames, caption them, extract objects, embed visual segments."""
+    """Build (or resume) a store: sample clips and frames, caption them, extract objects, build
+    episodic memory, embed visual segments."""
+    from videomem.pipeline.runner import discover_sources
     from videomem.pipeline.runner import ingest as run_ingest
     from videomem.store import Store
 
@@ -78,13 +81,20 @@ def ingest(
         raise VideomemError(f"--timeline: {timeline!r} is not one of: single, egolife")
     cfg = load_pipeline(pipeline)
     chosen = [s.strip() for s in stages.split(",") if s.strip()] if stages else None
+    sources, missing = discover_sources(paths, timeline)
+    if not sources:  # nothing to ingest: leave no empty store behind
+        _print_failures(missing)
+        raise typer.Exit(1)
     with Store(store, create=True) as db:
         report = run_ingest(
             paths, db, cfg, _models_factory(models), stages=chosen, timeline=timeline, workers=workers, force=force,
             captions=captions, transcripts=transcripts,
         )
     for result in report.results:
-        out.print(f"{result.stage}: {result.done} done, {result.skipped} already done, {len(result.failures)} failed")
+        restored = f", {result.repaired} file(s) restored" if result.repaired else ""
+        out.print(
+            f"{result.stage}: {result.done} done, {result.skipped} already done, {len(result.failures)} failed{restored}"
+        )
     for role, usage in sorted(report.usage.items()):
         out.print(
             f"{role}: {usage.calls} calls, {usage.prompt_tokens} prompt + {usage.completion_tokens} completion tokens,"
@@ -93,10 +103,14 @@ def ingest(
         )
     failures = report.all_failures()
     if failures:
-        err.print(f"[red]{len(failures)} failure(s):[/red]")
-        for what, why in failures:
-            err.print(f"  {what}: {why}", markup=False, highlight=False)
+        _print_failures(failures)
         raise typer.Exit(1)
+
+
+def _print_failures(failures: list[tuple[str, str]]) -> None:
+    err.print(f"[red]{len(failures)} failure(s):[/red]")
+    for what, why in failures:
+        err.print(f"  {what}: {why}", markup=False, highlight=False)
 
 
 @app.command()
@@ -106,7 +120,7 @@ def info(store: StoreOpt, models: ModelsOpt = None) -> None:
     from videomem.store import Store
     from videomem.summary import summarize
 
-    with Store(store) as db:
+    with Store(store, read_only=True) as db:
         summary = summarize(db, ModelSet.from_file(models))  # roles load lazily: counting rows loads no model
     out.print(f"videos: {len(summary.videos)}")
     out.print(f"clips: {summary.clips}", highlight=False)
@@ -158,7 +172,7 @@ def ask(
     options = [c.strip() for c in choices.split(",") if c.strip()] if choices is not None else None
     cutoff = parse_time(until) if until is not None else None
     cfg = load_agent(agent)
-    with Store(store) as db:
+    with Store(store, read_only=True) as db:
         answer = Agent(db, ModelSet.from_file(models), cfg).ask(question, options, cutoff, video)
         if as_json:
             print(json.dumps(answer.to_json(), ensure_ascii=False))
@@ -184,7 +198,7 @@ def chat(
 
     cutoff = parse_time(until) if until is not None else None
     cfg = load_agent(agent)
-    with Store(store) as db:
+    with Store(store, read_only=True) as db:
         responder, time_text = Agent(db, ModelSet.from_file(models), cfg), TimeText(db)
         interactive = sys.stdin.isatty()
         while True:
@@ -231,7 +245,7 @@ def search(
     from videomem.timeline import parse_time
 
     cutoff = parse_time(until) if until is not None else None
-    with Store(store) as db:
+    with Store(store, read_only=True) as db:
         require_video(db, video)
         found = open_memory(memory, db, ModelSet.from_file(models)).retrieve(query, top_k, cutoff, video)
         if as_json:
@@ -265,6 +279,7 @@ def synth(
     corpus = make(outdir, minutes=minutes, days=days, seed=seed, fmt=fmt)
     typer.echo(f"{len(corpus.videos)} video(s), {len(corpus.events)} events, {len(corpus.questions)} questions")
     typer.echo(f"questions: {corpus.questions_file}")
+    typer.echo(f"the same questions reworded (a control): {corpus.paraphrased_file}")
     typer.echo(
         f"next: videomem ingest {corpus.root / 'videos'} --store STORE --pipeline {corpus.pipeline} --timeline {corpus.timeline}"
     )
@@ -285,7 +300,8 @@ def frame(
     from videomem.timeline import parse_time
 
     t = parse_time(at)
-    with Store(store) as db:
+    with Store(store, read_only=True) as db:
+        _check_covered(db, t, at, video)
         if video:
             sql, params = "SELECT video_id, t, path FROM frames WHERE video_id = ? ORDER BY abs(t - ?) LIMIT 1", (video, t)
         else:
@@ -301,6 +317,20 @@ def frame(
         output.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(source, output)
     out.print(f"{output}: {row['video_id']} at {format_clock(row['t'])} ({row['t']:.2f}s)", markup=False, highlight=False)
+
+
+def _check_covered(db, t: float, at: str, video: str | None) -> None:
+    """A time no video covers has no frame: the nearest one may be hours away, or another video's."""
+    from videomem.memory.clips import TimeText
+
+    scope, params = ("WHERE id = ?", (video,)) if video else ("", ())
+    spans = [(r["t_offset"], r["t_offset"] + r["duration"]) for r in db.query(f"SELECT * FROM videos {scope}", params)]
+    if not spans or any(start - 0.5 <= t <= end + 0.5 for start, end in spans):
+        return
+    covered = ", ".join(TimeText(db).span(a, b) for a, b in sorted(spans)[:5])
+    more = f" and {len(spans) - 5} more" if len(spans) > 5 else ""
+    whose = f"video {video!r}" if video else "any video in the store"
+    raise VideomemError(f"--at {at}: not inside {whose} (covered: {covered}{more})")
 
 
 @app.command(name="eval")
@@ -335,7 +365,11 @@ def eval_(
     typer.echo(f"mean tIoU {tiou}; {s.tokens:.0f} tokens and {s.seconds:.2f} s per question")
     if result.skipped:
         typer.echo(f"skipped {len(result.skipped)} question(s) whose video is not in the store", err=True)
+    for line in result.not_compared:
+        typer.echo(f"not compared with {line} (its value → this run's)", err=True)
     typer.echo(f"report: {result.out_dir / 'report.md'}")
+    if s.n == 0:
+        raise VideomemError(f"no question was answered ({len(result.skipped)} skipped): nothing was measured")
 
 
 TokenOpt = Annotated[

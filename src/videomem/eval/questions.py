@@ -13,9 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from videomem.choice import LETTERS
 from videomem.errors import VideomemError
-
-LETTERS = "ABCDEFGH"
 
 
 class DatasetError(VideomemError):
@@ -63,6 +62,8 @@ def read_json(path: str | Path) -> Any:
         return json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
         raise DatasetError(f"{path}: not valid JSON (line {exc.lineno}: {exc.msg})") from None
+    except UnicodeDecodeError as exc:
+        raise _not_utf8(path, exc) from None
 
 
 def read_jsonl(path: str | Path) -> Iterator[tuple[int, Any]]:
@@ -70,16 +71,23 @@ def read_jsonl(path: str | Path) -> Iterator[tuple[int, Any]]:
     path = Path(path)
     if not path.is_file():
         raise DatasetError(f"{path}: no such file")
+    try:
+        lines = path.read_text(encoding="utf-8").split("\n")
+    except UnicodeDecodeError as exc:
+        raise _not_utf8(path, exc) from None
     index = 0
-    with path.open(encoding="utf-8") as handle:
-        for line_no, line in enumerate(handle, 1):
-            if not line.strip():
-                continue
-            try:
-                yield index, json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise DatasetError(f"{path}: line {line_no}: not valid JSON ({exc.msg})") from None
-            index += 1
+    for line_no, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            yield index, json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise DatasetError(f"{path}: line {line_no}: not valid JSON ({exc.msg})") from None
+        index += 1
+
+
+def _not_utf8(path: Path, exc: UnicodeDecodeError) -> DatasetError:
+    return DatasetError(f"{path}: not UTF-8 text (byte {exc.start}: {exc.object[exc.start : exc.start + 1]!r}); save it as UTF-8")
 
 
 def require(record: Any, field: str, kind: type | tuple[type, ...], path: Path, index: int | str) -> Any:

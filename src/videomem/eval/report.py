@@ -9,9 +9,11 @@ The benchmark's own output files (LVBench `answers.json` / `result.json`, EgoLif
 accuracy, Video-MME's answer layout) are written by `eval/official.py`; report.md shows their
 numbers too.
 
-`run.json` records what produced the rows (benchmark, questions file, agent, models), so a run
-in a sibling directory on the same questions (such as the caption-RAG baseline) is found and
-compared in the report: the memory/agent gain over plain RAG, measured the same way.
+`run.json` records what produced the rows (benchmark, questions file, agent, models, and the
+run's fingerprint), so a run in a sibling directory on the same questions (such as the
+caption-RAG baseline) is found and compared in the report: the memory/agent gain over plain
+RAG, measured the same way. A sibling measured on another footing (another store's contents,
+pipeline or models profile) is not compared; the report says what differs.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from typing import Any
 
 from matplotlib.figure import Figure
 
+from videomem.eval.fingerprint import SAME_FOOTING, unlike
 from videomem.eval.questions import DatasetError
 from videomem.eval.scoring import accuracy, per_category
 
@@ -111,8 +114,21 @@ def sibling_runs(out_dir: Path, run: dict[str, Any]) -> list[tuple[dict[str, Any
         if meta and all(meta.get(k) == run.get(k) for k in ("benchmark", "questions", "questions_sha256")):
             rows = read_results(other)
             if rows:
-                found.append((meta, rows))
+                found.append(({**meta, "out": other.name}, rows))
     return found
+
+
+def compared_runs(out_dir: Path, run: dict[str, Any]) -> tuple[list[tuple[dict[str, Any], list[dict[str, Any]]]], list[str]]:
+    """Sibling runs on the same questions and footing, and one line for each sibling that is
+    not compared, saying what differs (from it to this run)."""
+    same, refused = [], []
+    for meta, rows in sibling_runs(out_dir, run):
+        changed = unlike(run, meta, SAME_FOOTING)
+        if changed:
+            refused.append(f"{meta.get('agent', '?')} ({meta['out']}): {'; '.join(changed)}")
+        else:
+            same.append((meta, rows))
+    return same, refused
 
 
 def write_report(out_dir: str | Path, skipped: int = 0, official: Sequence[str] = ()) -> Summary:
@@ -124,7 +140,8 @@ def write_report(out_dir: str | Path, skipped: int = 0, official: Sequence[str] 
         raise DatasetError(f"{out_dir}: no {RUN} here; is this an eval output directory?")
     rows = read_results(out_dir)
     summary = summarize(rows, run)
-    others = [(meta, summarize(r, meta), r) for meta, r in sibling_runs(out_dir, run)]
+    same, refused = compared_runs(out_dir, run)
+    others = [(meta, summarize(r, meta), r) for meta, r in same]
     lines = [
         f"# {run['benchmark']} — {summary.name}",
         "",
@@ -158,6 +175,9 @@ def write_report(out_dir: str | Path, skipped: int = 0, official: Sequence[str] 
         lines += ["| run | accuracy | mean tIoU | tokens / q | seconds / q |", "|---|---|---|---|---|"]
         for s in [summary] + [s for _, s, _ in others]:
             lines.append(f"| {s.name} | {_pct(s.accuracy)} | {_num(s.mean_tiou)} | {s.tokens:.0f} | {s.seconds:.2f} |")
+    if refused:
+        lines += ["", "## Runs on the same questions not compared", "", "Measured on another footing (its value → this run's):", ""]
+        lines += [f"- {line}" for line in refused]
     lines += ["", f"![accuracy per category]({PLOT_CATEGORIES})", "", f"![accuracy vs tokens]({PLOT_TOKENS})", ""]
     (out_dir / REPORT).write_text("\n".join(lines), encoding="utf-8")
     _plot_categories(out_dir / PLOT_CATEGORIES, summary)

@@ -199,8 +199,8 @@ class ObjectMemory:
             _place(per_clip, read, self.models.language.extract_objects_from_text(texts), "extract_objects_from_text")
         for clip, records in zip(clips, per_clip):
             with self.store.transaction() as tx:
-                tx.executemany(
-                    "INSERT INTO object_observations (clip_id, video_id, t_start, t_end, name, kind, "
+                tx.executemany(  # a record listed twice for one clip is one observation
+                    "INSERT OR IGNORE INTO object_observations (clip_id, video_id, t_start, t_end, name, kind, "
                     "appearance_json, identity_json, value) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     [
                         (clip.id, clip.video_id, clip.t_start, clip.t_end, r.name, r.kind,

@@ -16,7 +16,6 @@ and a question its own cost.
 
 from __future__ import annotations
 
-import re
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -237,14 +236,8 @@ class AnswerOut(BaseModel):
 
 
 OPTION_LETTERS = "ABCDE"
-"""Letters of multiple-choice options, the ones `AnswerOut.choice` allows."""
-_LEADING_LETTER = re.compile(r"^\(?([A-E])\)?(?:[.:)\s]|$)")
-
-
-def leading_letter(text: str, allowed: str = OPTION_LETTERS) -> str | None:
-    """The option letter a reply starts with ("B", "(B)", "B. the train"), if it is in `allowed`."""
-    match = _LEADING_LETTER.match(text.strip())
-    return match.group(1) if match and match.group(1) in allowed else None
+"""Letters of multiple-choice options, the ones `AnswerOut.choice` allows (`videomem.choice`
+reads which one a reply chose)."""
 
 
 @dataclass

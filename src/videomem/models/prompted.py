@@ -20,6 +20,7 @@ from typing import Any, TypeVar
 import jsonschema
 from pydantic import BaseModel
 
+from videomem.choice import read_choice
 from videomem.config import RoleConfig
 from videomem.errors import MalformedOutputError
 from videomem.evidence import Evidence
@@ -47,7 +48,6 @@ from videomem.models.base import (
     TripletsOut,
     VisionLanguageModel,
     VLRequest,
-    leading_letter,
 )
 from videomem.models.oneline import one_line
 from videomem.models.templates import render
@@ -103,7 +103,7 @@ def _checked_answer(out: AnswerOut, choices: list[str] | None) -> AnswerOut:
     if not choices:
         return out.model_copy(update={"choice": None})
     allowed = OPTION_LETTERS[: len(choices)]
-    choice = out.choice if out.choice is not None else leading_letter(out.answer)
+    choice = out.choice if out.choice is not None else read_choice(out.answer, choices)
     if choice is None or choice not in allowed:
         raise ValueError(f"'choice' must be one of {', '.join(allowed)} (got {choice!r})")
     return out.model_copy(update={"choice": choice})

@@ -26,6 +26,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from videomem.choice import strip_label
 from videomem.config import RoleConfig
 from videomem.errors import ModelError
 from videomem.evidence import Evidence
@@ -48,7 +49,7 @@ from videomem.models.offline.colours import PALETTE
 from videomem.models.offline.mentions import records_from_captions
 from videomem.models.offline.planner import plan
 from videomem.models.offline.rerank import rerank as rerank_rule
-from videomem.models.offline.scoring import OptionScorer, strip_label
+from videomem.models.offline.scoring import OptionScorer
 from videomem.models.offline.nlp import split_sentences, words
 
 ROLE = "llm"
