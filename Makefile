@@ -42,6 +42,7 @@ bench: $(STAMP)
 	$(PY) benchmarks/sampling.py
 	$(PY) benchmarks/offline_caption.py
 	$(PY) benchmarks/visual_stage.py
+	$(PY) benchmarks/ppr.py
 
 clean:
 	rm -rf $(VENV) $(DEMO_DIR)
