@@ -12,7 +12,7 @@ DEMO_DIR ?= demo-out
 $(STAMP): pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e '.[offline,server,dev]'
+	$(PY) -m pip install -q -e '.[offline,server,eval,dev]'
 	touch $(STAMP)
 
 install: $(STAMP)
@@ -42,6 +42,7 @@ bench: $(STAMP)
 	$(PY) benchmarks/sampling.py
 	$(PY) benchmarks/offline_caption.py
 	$(PY) benchmarks/visual_stage.py
+	$(PY) benchmarks/ppr.py
 
 clean:
 	rm -rf $(VENV) $(DEMO_DIR)

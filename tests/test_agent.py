@@ -3,6 +3,7 @@ answers on a scripted video with the offline models."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -12,7 +13,7 @@ from memory_stores import SINGLE_EVENT, captioned_store, late_question, offline_
 from videomem.agent.react import Agent
 from videomem.agent.tools import Memories, ToolCallError, Toolbox
 from videomem.config import PROJECT_ROOT, AgentConfig, load_agent
-from videomem.errors import ModelError
+from videomem.errors import MalformedOutputError, ModelError, VideomemError
 from videomem.evidence import Evidence
 from videomem.models.base import AgentState, AnswerOut, ClipView, ToolCall, Usage
 from videomem.store import Store
@@ -200,13 +201,36 @@ def test_retries_exhausted_forces_finish(events_store: Store) -> None:
 
 
 def test_planner_output_unusable_after_its_reasks_counts_as_a_malformed_call(events_store: Store) -> None:
-    unusable = ModelError("plan_step: the llm model 'x' gave unusable output 3 time(s); last error: not JSON")
+    unusable = MalformedOutputError("plan_step: the llm model 'x' gave unusable output 3 time(s); last error: not JSON")
     plans = [unusable, _call("video.retrieval", "search", query="train to Paris", top_k=2), _call("finish")]
     agent, _ = _agent(events_store, plans, call_retries=2)
     answer = agent.ask("Which train is shown?", ["A bus", "A train to Paris"])
     assert answer.trace[0]["error"] is True and "unusable output" in answer.trace[0]["observation"]
     assert [s["tool"] for s in answer.trace] == ["plan", "video.retrieval", "finish", "answer"]
     assert answer.choice == "B"
+
+
+def test_a_backend_failure_fails_the_question_at_once(events_store: Store) -> None:
+    down = ModelError("llm (openai backend) at http://127.0.0.1:9/v1: no answer by the request deadline (240 s)")
+    agent, models = _agent(events_store, [down, _call("finish")], call_retries=2)
+    with pytest.raises(ModelError, match="request deadline"):
+        agent.ask("Which train is shown?", ["A bus", "A train to Paris"])
+    assert len(models.language.states) == 1  # not re-asked as if the output were malformed
+
+
+def test_a_question_past_its_deadline_fails_with_one_line(events_store: Store) -> None:
+    agent, models = _agent(events_store, [])
+    models.cfg = models.cfg.model_copy(update={"question_deadline_s": 0.3})
+    plan = models.language.plan_step
+
+    def slow_plan(state):
+        time.sleep(0.2)
+        return plan(state)
+
+    models.language.plan_step = slow_plan
+    with pytest.raises(ModelError, match=r"not answered within 0.3 s \(question_deadline_s of the models profile\)"):
+        agent.ask("Which train?")
+    assert len(models.language.states) <= 2 and models.language.answered == []  # stopped, not 5 steps and an answer
 
 
 def test_trace_is_complete_and_tokens_add_up(events_store: Store) -> None:
@@ -240,6 +264,23 @@ def test_on_step_sees_each_step_as_it_is_recorded(events_store: Store) -> None:
     # each step arrives before the next plan is asked for, and the loop's before the answer is written
     assert [(plans, answers) for _, plans, answers in seen] == [(1, 0), (2, 0), (3, 0), (3, 1)]
     assert seen[1][0]["evidence"][0]["t_start"] == 40
+
+
+def test_the_same_option_twice_is_refused(events_store: Store) -> None:
+    agent, _ = _agent(events_store, [])
+    with pytest.raises(VideomemError, match="choices: 'Train' is given twice; each option must differ"):
+        agent.ask("Which train?", ["train", "bus", "Train"])
+
+
+def test_caption_rag_retrieves_with_the_agents_first_query(events_store: Store) -> None:
+    options = ["a bus", "a train to Paris"]
+    fair = Agent(events_store, _Models([]), load_agent(PROJECT_ROOT / "agents" / "caption-rag.yaml"))
+    plain = Agent(events_store, _Models([]), load_agent(PROJECT_ROOT / "agents" / "caption-rag-question.yaml"))
+    react = Agent(events_store, offline_models(), load_agent())
+    query = fair.ask("Which train?", options).trace[0]["arguments"]["query"]
+    assert query == "Which train? a bus a train to Paris"
+    assert react.ask("Which train?", options).trace[0]["arguments"]["query"] == query  # the planner's first step
+    assert plain.ask("Which train?", options).trace[0]["arguments"]["query"] == "Which train?"
 
 
 def test_caption_rag_is_one_shot_over_events(events_store: Store) -> None:
@@ -291,7 +332,7 @@ def test_ask_answers_multiple_choice_about_events(scripted) -> None:
     for q in questions:
         answer = agent.ask(q.question, list(q.choices), q.until, q.video_id)
         correct += answer.choice == q.answer
-        assert answer.evidence and answer.tokens >= 0
+        assert answer.evidence and answer.tokens == sum(step["tokens"] for step in answer.trace) > 0
     print(f"multiple-choice accuracy: {correct}/{len(questions)}")
     assert correct >= 0.8 * len(questions)
 

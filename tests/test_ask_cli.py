@@ -118,6 +118,6 @@ def test_info_lists_each_memory_with_its_size(scripted) -> None:
     assert result.exit_code == 0, result.output
     lines = {line.split(":")[0]: line for line in result.stdout.splitlines()}
     clips = int(lines["clips"].split()[-1])
-    assert lines["memory events"] == f"memory events: captions {clips}"
+    assert lines["memory events"] == f"memory events: captions {clips}, generated captions {clips}"
     assert lines["memory objects"].startswith("memory objects: objects ")
     assert lines["memory visual"] == f"memory visual: segments {clips}, frames {2 * clips}, embedder offline:default:384"

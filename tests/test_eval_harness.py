@@ -122,13 +122,52 @@ def test_killed_mid_line_resumes_and_other_setup_is_refused(bench):
     again = run_eval("lvbench", questions, store, runs / "r", show_progress=False)
     assert again.answered == 1
     assert len(results.read_text().splitlines()) == 4
-    with pytest.raises(VideomemError, match=r"holds a run with agent='telemem', not 'caption-rag'"):
+    with pytest.raises(VideomemError, match=r'holds a run made on another footing \(agent: kind "react" → "caption_rag", '):
         run_eval("lvbench", questions, store, runs / "r", agent_path="agents/caption-rag.yaml", show_progress=False)
     with pytest.raises(VideomemError, match="not one of"):
         run_eval("nope", questions, store, runs / "x", show_progress=False)
     questions.write_text(questions.read_text().replace('"answer": "B"', '"answer": "C"'))
     with pytest.raises(VideomemError, match="changed since this run began"):
         run_eval("lvbench", questions, store, runs / "r", show_progress=False)
+
+
+def test_a_resume_on_another_footing_is_refused_with_what_differs(bench, tmp_path):
+    questions, store, runs = bench
+    run_eval("lvbench", questions, store, runs / "r", limit=1, show_progress=False)
+    fingerprint = json.loads((runs / "r" / "run.json").read_text())["fingerprint"]
+    assert set(fingerprint) == {"store", "pipeline", "models", "agent"}
+    assert fingerprint["store"]["rows"]["videos"] == 1 and fingerprint["agent"]["name"] == "telemem"
+
+    slower = tmp_path / "offline-30s.yaml"  # the same models, one value changed
+    slower.write_text("name: offline\nquestion_deadline_s: 30\nvlm: {backend: offline}\nllm: {backend: offline}\n"
+                      "text_embedder: {backend: offline, batch_size: 64}\n")
+    with pytest.raises(VideomemError, match=r"another footing \(models: question_deadline_s 600.0 → 30.0\); use another"):
+        run_eval("lvbench", questions, store, runs / "r", models_path=slower, show_progress=False)
+
+    with Store(store) as db, db.transaction() as tx:  # the store changed since the run began
+        tx.execute("INSERT INTO clips (video_id, idx, t_start, t_end) VALUES ('vid1', 0, 0, 10)")
+    with pytest.raises(VideomemError, match=r"another footing \(store rows: clips 0 → 1\); use another --out"):
+        run_eval("lvbench", questions, store, runs / "r", show_progress=False)
+    run = json.loads((runs / "r" / "run.json").read_text())
+    del run["fingerprint"]  # a run an older videomem made
+    (runs / "r" / "run.json").write_text(json.dumps(run))
+    with Store(store) as db, db.transaction() as tx:
+        tx.execute("DELETE FROM clips")
+    with pytest.raises(VideomemError, match="no fingerprint recorded"):
+        run_eval("lvbench", questions, store, runs / "r", show_progress=False)
+
+
+def test_a_baseline_on_another_store_is_not_compared(bench, run_cli):
+    questions, store, runs = bench
+    run_eval("lvbench", questions, store, runs / "caption-rag", agent_path="agents/caption-rag.yaml", show_progress=False)
+    with Store(store) as db, db.transaction() as tx:
+        tx.execute("INSERT INTO clips (video_id, idx, t_start, t_end) VALUES ('vid1', 0, 0, 10)")
+    result = run_cli("eval", "lvbench", "--questions", questions, "--store", store, "--out", runs / "telemem")
+    assert result.code == 0, result.output
+    assert "not compared with caption-rag (caption-rag): store rows: clips 0 → 1 (its value → this run's)" in result.stderr
+    report = (runs / "telemem" / "report.md").read_text()
+    assert "Gain over the caption-RAG baseline" not in report and "| caption-rag |" not in report
+    assert "- caption-rag (caption-rag): store rows: clips 0 → 1" in report
 
 
 def test_unusable_model_output_scores_one_question_wrong_and_the_run_goes_on(bench):
@@ -141,6 +180,19 @@ def test_unusable_model_output_scores_one_question_wrong_and_the_run_goes_on(ben
     assert "unusable output" in rows["2"]["error"] and "error" not in rows["1"]
     assert rows["2"]["tiou"] == 0.0  # it had a target and no evidence
     assert result.summary.correct == 1 and result.summary.unanswered == 2
+
+
+def test_nothing_answered_is_a_failure_and_a_file_that_is_not_utf8_is_one_line(bench, run_cli, tmp_path):
+    questions, store, runs = bench
+    absent = tmp_path / "absent.jsonl"  # every question is about a video the store lacks
+    absent.write_text(questions.read_text().splitlines()[1] + "\n")
+    result = run_cli("eval", "lvbench", "--questions", absent, "--store", store, "--out", runs / "none")
+    assert result.code != 0 and "no question was answered (1 skipped)" in result.stderr
+    latin = tmp_path / "latin1.jsonl"
+    latin.write_bytes(questions.read_text().replace("Q1?", "Qu'a dit José ?").encode("latin-1"))
+    result = run_cli("eval", "lvbench", "--questions", latin, "--store", store, "--out", runs / "latin")
+    assert result.code == 2 and "Traceback" not in result.output
+    assert f"{latin}: not UTF-8 text (byte " in result.stderr and result.stderr.count("\n") == 1
 
 
 def test_a_backend_failure_stops_the_run_for_a_resume(bench):

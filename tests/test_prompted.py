@@ -30,6 +30,7 @@ from videomem.models.base import (
     SummaryOut,
     ToolCall,
     Triplet,
+    TranslationOut,
     TripletsOut,
     Usage,
     VLRequest,
@@ -172,6 +173,27 @@ def test_each_task_sends_its_own_prompt_and_schema() -> None:
     assert "00:01:05-00:01:15" in answer and "I cut an onion on the board." in answer and "B. onions" in answer
 
 
+def test_imported_caption_tasks_send_their_prompts_and_schemas() -> None:
+    record = {"name": "Alice", "kind": "person", "appearance": [], "identity": [], "value": "tightens screws"}
+    replies = [
+        json.dumps({"translation": "Alice tightens the screws."}),
+        json.dumps({"translation": "Lucia carries a vase."}),
+        json.dumps({"objects": [record]}),
+    ]
+    engine = ScriptedEngine(replies)
+    language = PromptedLanguage(engine, role())
+    assert language.translate(["Alice拧紧螺丝。", "Lucia拿着花瓶。"], "English") == [
+        "Alice tightens the screws.", "Lucia carries a vase."
+    ]
+    assert language.extract_objects_from_text(["Alice tightens the screws."])[0][0].name == "Alice"
+    first, second = engine.batches[0]
+    assert "Alice拧紧螺丝。" in first.prompt and "into English" in first.prompt and "Lucia拿着花瓶。" in second.prompt
+    assert first.json_schema == TranslationOut.model_json_schema()
+    (objects,) = engine.batches[1]
+    assert "Alice tightens the screws." in objects.prompt and objects.json_schema == ObjectsOut.model_json_schema()
+    assert "no images" in objects.prompt
+
+
 def test_plan_step_renders_history() -> None:
     engine = ScriptedEngine(['{"thought": "enough", "tool": "finish", "arguments": {}}'])
     history = [StepRecord("look for onions", "video.retrieval", {"query": "onion"}, "00:01:05-00:01:15 cutting onion")]
@@ -238,6 +260,11 @@ def test_multiple_choice_answer_needs_a_valid_letter() -> None:
 
     engine = ScriptedEngine(['{"answer": "Blue.", "choice": "A"}'])
     assert PromptedLanguage(engine, role()).answer("Which colour?", None, evidence).choice is None
+
+    # A reply starting with the article names no option: it is re-asked, never read as A.
+    engine = ScriptedEngine(['{"answer": "A red door is opened."}', '{"answer": "the lamp"}'])
+    out = PromptedLanguage(engine, role()).answer("What happens?", ["a train", "a bus", "the lamp"], evidence)
+    assert out.choice == "C" and len(engine.batches) == 2
 
 
 def test_plan_step_rejects_unknown_tools_and_bad_arguments() -> None:

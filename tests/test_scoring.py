@@ -1,34 +1,8 @@
-"""Answer parsing, accuracy and temporal IoU against numbers worked out by hand."""
+"""Accuracy and temporal IoU against numbers worked out by hand (reading replies: test_choice.py)."""
 
 import pytest
 
-from videomem.eval.scoring import accuracy, parse_answer, per_category, temporal_iou
-
-
-@pytest.mark.parametrize(
-    "reply,letter",
-    [
-        ("<answer>C</answer>", "C"),
-        ("Both A) and B) fit, but <answer> (B) </answer>", "B"),
-        ("The answer is D.", "D"),
-        ("A. The red door", "A"),
-        ("Option A: the lamp", "A"),
-        ("(c)", None),  # lower case is not an option letter
-        ("A red door is opened.", None),  # the article, not option A
-        ("B or C", None),  # two letters: no guess
-        ("<answer>E</answer>", None),  # not among four options
-        ("The red door", None),
-        ("", None),
-        (None, None),
-    ],
-)
-def test_parse_answer(reply, letter):
-    assert parse_answer(reply, 4) == letter
-
-
-def test_parse_answer_respects_number_of_options():
-    assert parse_answer("E", 5) == "E"
-    assert parse_answer("D", 3) is None
+from videomem.eval.scoring import accuracy, per_category, temporal_iou
 
 
 def test_accuracy_and_per_category_count_each_tag_once():

@@ -49,10 +49,10 @@ def test_info_lists_each_registered_memory_and_the_agents_tools(client, scripted
     info = client.get("/info").json()
     with Store(store_dir) as store:
         clips = store.query("SELECT COUNT(*) AS n FROM clips")[0]["n"]
-        captions = EventMemory(store, offline_models()).stats()["captions"]
+        events = EventMemory(store, offline_models()).stats()
     assert [m["name"] for m in info["memories"]] == list(MEMORIES) and list(MEMORIES)[-1] == "clock"
     memories = {m["name"]: m for m in info["memories"]}
-    assert memories["events"]["stats"] == {"captions": captions} and memories["clock"]["stats"] == {"clips": clips}
+    assert memories["events"]["stats"] == events and memories["clock"]["stats"] == {"clips": clips}
     assert memories["clock"]["description"].startswith("Clock memory: which clips")
     tools = {t["name"]: t for t in info["agent"]["tools"]}
     assert list(tools) == list(load_agent().tools) and "video.qa" in tools

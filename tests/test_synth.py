@@ -11,6 +11,7 @@ from pathlib import Path
 import av
 import pytest
 
+from videomem.eval.lvbench import load_lvbench
 from videomem.eval.synth import MIN_MINUTES, synth
 from videomem.errors import VideomemError
 from videomem.timeline import UNTIL_SLACK, egolife_start
@@ -96,11 +97,14 @@ def test_frame_text_is_readable_by_ocr(single):
 
 
 def test_egolife_corpus_names_files_by_start_time(corpus):
-    assert len(corpus.videos) == len(corpus.events) == 16
-    for path, event in zip(sorted(corpus.videos), sorted(corpus.events, key=lambda e: e.t_start)):
+    # 8 scripted events a day, 3 distractor events and 3 idle clips: not every clip answers something.
+    assert len(corpus.videos) == 28 and len(corpus.events) == 22
+    assert sum(e.kind == "distractor" for e in corpus.events) == 6
+    starts = {egolife_start(path): path for path in corpus.videos}
+    for path in corpus.videos:
         assert re.fullmatch(r"DAY[12]_A1_JAKE_\d{8}\.mp4", path.name) and path.parent.name == path.name[:4]
-        assert egolife_start(path) == event.t_start
-        assert event.t_end - event.t_start == 30
+    for event in corpus.events:
+        assert starts[event.t_start].stem == event.video_id and event.t_end - event.t_start == 30
 
 
 def test_egolife_answers_depend_on_query_time(corpus):
@@ -126,9 +130,10 @@ def test_egolife_question_file_has_the_public_fields(corpus):
                 "target_time", "keywords", "reason", "need_audio", "need_name", "last_time", "trigger"}
     for record in records:
         assert required <= set(record)
-    shapes = {type(r["target_time"]).__name__ + str(sorted(r["target_time"]) if isinstance(r["target_time"], dict) else "")
-              for r in records}
-    assert "str" in shapes and "dict['date', 'time']" in shapes
+    times = [r["target_time"].get("time", "") for r in records]
+    assert all(isinstance(r["target_time"], dict) for r in records)
+    assert any(re.fullmatch(r"\d{8}", t) for t in times)  # a moment
+    assert any(re.fullmatch(r"\d{8}DAY\d_\d{8}", t) for t in times)  # a range across days
 
 
 def test_bad_arguments_are_one_line_errors(tmp_path):
@@ -144,8 +149,28 @@ def test_cli_writes_a_benchmark_and_refuses_to_overwrite(tmp_path):
     command = [sys.executable, "-m", "videomem.cli", "synth", str(tmp_path / "b"), "--days", "2", "--seed", "1"]
     done = subprocess.run(command, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
-    assert "16 video(s), 16 events, 12 questions" in done.stdout
+    assert "28 video(s), 22 events, 12 questions" in done.stdout
     assert (tmp_path / "b" / "EgoLifeQA_A1_JAKE.json").is_file()
     again = subprocess.run(command, capture_output=True, text=True, timeout=120)
     assert again.returncode == 2
     assert again.stderr.strip().startswith("error:") and "already holds a generated benchmark" in again.stderr
+
+
+def test_distractors_name_what_is_asked_but_answer_nothing(single):
+    distractors = [e for e in single.events if e.kind == "distractor"]
+    people = {e.text.split()[0] for e in single.events if e.kind == "action"}
+    assert len(distractors) == 4 and all(e.text.split()[0] in people for e in distractors)
+    for q in single.questions:
+        assert not any(span == (e.t_start, e.t_end) for e in distractors for span in q.targets)
+        named = [c.upper().removeprefix("THE ") for c in q.choices if c.upper() not in people]
+        assert not any(c in e.text for e in distractors for c in named), q  # only people are shared
+
+
+def test_paraphrased_questions_same_answers_other_words(single):
+    paraphrased = load_lvbench(single.paraphrased_file)
+    assert single.paraphrased_file == single.root / "paraphrased" / single.questions_file.name
+    assert len(paraphrased) == len(single.questions)
+    for plain, reworded in zip(single.questions, paraphrased):
+        assert reworded.question != plain.question and set(reworded.choices) == set(plain.choices)
+        assert reworded.answer_text == plain.answer_text and reworded.targets == plain.targets
+        assert reworded.choices != plain.choices  # every option list is reordered

@@ -1,6 +1,7 @@
 """`videomem` command line.
 
-User errors (`VideomemError`) print one line, `error: ...`, and exit 2; no traceback.
+User errors (`VideomemError`) print one line, `error: ...`, and exit 2; no traceback. Every
+command but `ingest` only reads its store, and opens it read-only.
 """
 
 from __future__ import annotations
@@ -62,8 +63,17 @@ def ingest(
         int, typer.Option("--workers", min=1, help="Decode processes; long videos are split between them.")
     ] = DEFAULT_WORKERS,
     force: Annotated[bool, typer.Option("--force", help="Redo stages already done.")] = False,
+    captions: Annotated[
+        Optional[Path],
+        typer.Option("--captions", help="EgoLifeCap DenseCaption folder of one person: imported as clip captions (no VLM pass)."),
+    ] = None,
+    transcripts: Annotated[
+        Optional[Path], typer.Option("--transcripts", help="EgoLifeCap Transcript folder of one person: imported as clip speech.")
+    ] = None,
 ) -> None:
-    """Build (or resume) a store: sample clips and frames, caption them, extract objects, embed visual segments."""
+    """Build (or resume) a store: sample clips and frames, caption them, extract objects, build
+    episodic memory, embed visual segments."""
+    from videomem.pipeline.runner import discover_sources
     from videomem.pipeline.runner import ingest as run_ingest
     from videomem.store import Store
 
@@ -71,12 +81,20 @@ def ingest(
         raise VideomemError(f"--timeline: {timeline!r} is not one of: single, egolife")
     cfg = load_pipeline(pipeline)
     chosen = [s.strip() for s in stages.split(",") if s.strip()] if stages else None
+    sources, missing = discover_sources(paths, timeline)
+    if not sources:  # nothing to ingest: leave no empty store behind
+        _print_failures(missing)
+        raise typer.Exit(1)
     with Store(store, create=True) as db:
         report = run_ingest(
-            paths, db, cfg, _models_factory(models), stages=chosen, timeline=timeline, workers=workers, force=force
+            paths, db, cfg, _models_factory(models), stages=chosen, timeline=timeline, workers=workers, force=force,
+            captions=captions, transcripts=transcripts,
         )
     for result in report.results:
-        out.print(f"{result.stage}: {result.done} done, {result.skipped} already done, {len(result.failures)} failed")
+        restored = f", {result.repaired} file(s) restored" if result.repaired else ""
+        out.print(
+            f"{result.stage}: {result.done} done, {result.skipped} already done, {len(result.failures)} failed{restored}"
+        )
     for role, usage in sorted(report.usage.items()):
         out.print(
             f"{role}: {usage.calls} calls, {usage.prompt_tokens} prompt + {usage.completion_tokens} completion tokens,"
@@ -85,10 +103,14 @@ def ingest(
         )
     failures = report.all_failures()
     if failures:
-        err.print(f"[red]{len(failures)} failure(s):[/red]")
-        for what, why in failures:
-            err.print(f"  {what}: {why}", markup=False, highlight=False)
+        _print_failures(failures)
         raise typer.Exit(1)
+
+
+def _print_failures(failures: list[tuple[str, str]]) -> None:
+    err.print(f"[red]{len(failures)} failure(s):[/red]")
+    for what, why in failures:
+        err.print(f"  {what}: {why}", markup=False, highlight=False)
 
 
 @app.command()
@@ -98,11 +120,13 @@ def info(store: StoreOpt, models: ModelsOpt = None) -> None:
     from videomem.store import Store
     from videomem.summary import summarize
 
-    with Store(store) as db:
+    with Store(store, read_only=True) as db:
         summary = summarize(db, ModelSet.from_file(models))  # roles load lazily: counting rows loads no model
     out.print(f"videos: {len(summary.videos)}")
     out.print(f"clips: {summary.clips}", highlight=False)
     out.print(f"hours: {summary.hours:.2f}")
+    by_source = ", ".join(f"{source} {n}" for source, n in summary.transcripts.items())
+    out.print(f"transcripts: {sum(summary.transcripts.values())}" + (f" ({by_source})" if by_source else ""), highlight=False)
     for stage, n in summary.stages.items():
         out.print(f"stage {stage}: {n} units done", highlight=False)
     for name, stats in summary.memories.items():
@@ -148,7 +172,7 @@ def ask(
     options = [c.strip() for c in choices.split(",") if c.strip()] if choices is not None else None
     cutoff = parse_time(until) if until is not None else None
     cfg = load_agent(agent)
-    with Store(store) as db:
+    with Store(store, read_only=True) as db:
         answer = Agent(db, ModelSet.from_file(models), cfg).ask(question, options, cutoff, video)
         if as_json:
             print(json.dumps(answer.to_json(), ensure_ascii=False))
@@ -174,7 +198,7 @@ def chat(
 
     cutoff = parse_time(until) if until is not None else None
     cfg = load_agent(agent)
-    with Store(store) as db:
+    with Store(store, read_only=True) as db:
         responder, time_text = Agent(db, ModelSet.from_file(models), cfg), TimeText(db)
         interactive = sys.stdin.isatty()
         while True:
@@ -221,7 +245,7 @@ def search(
     from videomem.timeline import parse_time
 
     cutoff = parse_time(until) if until is not None else None
-    with Store(store) as db:
+    with Store(store, read_only=True) as db:
         require_video(db, video)
         found = open_memory(memory, db, ModelSet.from_file(models)).retrieve(query, top_k, cutoff, video)
         if as_json:
@@ -255,6 +279,7 @@ def synth(
     corpus = make(outdir, minutes=minutes, days=days, seed=seed, fmt=fmt)
     typer.echo(f"{len(corpus.videos)} video(s), {len(corpus.events)} events, {len(corpus.questions)} questions")
     typer.echo(f"questions: {corpus.questions_file}")
+    typer.echo(f"the same questions reworded (a control): {corpus.paraphrased_file}")
     typer.echo(
         f"next: videomem ingest {corpus.root / 'videos'} --store STORE --pipeline {corpus.pipeline} --timeline {corpus.timeline}"
     )
@@ -275,7 +300,8 @@ def frame(
     from videomem.timeline import parse_time
 
     t = parse_time(at)
-    with Store(store) as db:
+    with Store(store, read_only=True) as db:
+        _check_covered(db, t, at, video)
         if video:
             sql, params = "SELECT video_id, t, path FROM frames WHERE video_id = ? ORDER BY abs(t - ?) LIMIT 1", (video, t)
         else:
@@ -293,11 +319,25 @@ def frame(
     out.print(f"{output}: {row['video_id']} at {format_clock(row['t'])} ({row['t']:.2f}s)", markup=False, highlight=False)
 
 
+def _check_covered(db, t: float, at: str, video: str | None) -> None:
+    """A time no video covers has no frame: the nearest one may be hours away, or another video's."""
+    from videomem.memory.clips import TimeText
+
+    scope, params = ("WHERE id = ?", (video,)) if video else ("", ())
+    spans = [(r["t_offset"], r["t_offset"] + r["duration"]) for r in db.query(f"SELECT * FROM videos {scope}", params)]
+    if not spans or any(start - 0.5 <= t <= end + 0.5 for start, end in spans):
+        return
+    covered = ", ".join(TimeText(db).span(a, b) for a, b in sorted(spans)[:5])
+    more = f" and {len(spans) - 5} more" if len(spans) > 5 else ""
+    whose = f"video {video!r}" if video else "any video in the store"
+    raise VideomemError(f"--at {at}: not inside {whose} (covered: {covered}{more})")
+
+
 @app.command(name="eval")
 def eval_(
     benchmark: Annotated[str, typer.Argument(help="egolife, lvbench or videomme (long subset).")],
     questions: Annotated[
-        Path, typer.Option("--questions", help="EgoLifeQA_*.json, LVBench video_info.meta.jsonl, or Video-MME rows (.json/.jsonl).")
+        Path, typer.Option("--questions", help="EgoLifeQA_*.json, LVBench video_info.meta.jsonl, or Video-MME rows (.parquet/.json/.jsonl).")
     ],
     store: StoreOpt,
     out_dir: Annotated[
@@ -315,7 +355,8 @@ def eval_(
     jobs: Annotated[int, typer.Option("--jobs", min=1, help="Questions answered at once (threads).")] = 1,
     limit: Annotated[Optional[int], typer.Option("--limit", min=1, help="Only the first N questions.")] = None,
 ) -> None:
-    """Answer a benchmark's questions from a store: results.jsonl, report.md and plots (resumable)."""
+    """Answer a benchmark's questions from a store: results.jsonl, report.md, plots and the
+    benchmark's own output files (resumable)."""
     from videomem.config import load_agent
     from videomem.eval.harness import run_eval, run_side_by_side
 
@@ -343,7 +384,11 @@ def eval_(
     typer.echo(f"mean tIoU {tiou}; {s.tokens:.0f} tokens and {s.seconds:.2f} s per question")
     if result.skipped:
         typer.echo(f"skipped {len(result.skipped)} question(s) whose video is not in the store", err=True)
+    for line in result.not_compared:
+        typer.echo(f"not compared with {line} (its value → this run's)", err=True)
     typer.echo(f"report: {result.out_dir / 'report.md'}")
+    if s.n == 0:
+        raise VideomemError(f"no question was answered ({len(result.skipped)} skipped): nothing was measured")
 
 
 TokenOpt = Annotated[

@@ -52,6 +52,12 @@ class PipelineConfig(_Strict):
     episodic_synonym_threshold: float = Field(
         0.8, gt=0, le=1, description="entity-embedding cosine from which two graph entities get a synonym edge"
     )
+    imported_caption_language: str | None = Field(
+        None,
+        min_length=2,
+        description="translate imported captions (ingest --captions) into this language with the text model; "
+        "unset: keep them as written",
+    )
     min_support_segments: int = Field(
         2, ge=1, description="semantic segments an offline-induced habit or preference must recur in"
     )
@@ -94,7 +100,10 @@ class RoleConfig(_Strict):
     temperature: float = Field(0.0, ge=0, le=2)
     batch_size: int = Field(8, ge=1)
     concurrency: int = Field(8, ge=1)
-    timeout_s: float = Field(120.0, gt=0)
+    timeout_s: float = Field(120.0, gt=0, description="seconds one attempt may wait for an answer")
+    deadline_s: float = Field(
+        240.0, gt=0, description="seconds one request may take in all, retries and backoff included"
+    )
     max_retries: int = Field(3, ge=0, le=10)
     json_repairs: int = Field(2, ge=0, le=5, description="re-asks after malformed JSON output")
     structured_output: bool = Field(True, description="send response_format json_schema")
@@ -118,6 +127,9 @@ class ModelsConfig(_Strict):
     llm: RoleConfig
     text_embedder: RoleConfig
     visual_embedder: RoleConfig | None = None
+    question_deadline_s: float = Field(
+        600.0, gt=0, description="seconds the agent may spend on one question; checked between model calls"
+    )
 
     @model_validator(mode="after")
     def _role_backends(self) -> ModelsConfig:
@@ -180,6 +192,10 @@ class AgentConfig(_Strict):
 
     name: str = "telemem"
     kind: Literal["react", "worldmm", "caption_rag"] = "react"
+    rag_query: Literal["question_and_options", "question"] = Field(
+        "question_and_options",
+        description="caption_rag: retrieve with the question and its options (the agent's first query) or the question",
+    )
     tools: tuple[str, ...] = VIDEO_TOOLS
     max_steps: int = Field(5, ge=1, le=30)
     call_retries: int = Field(2, ge=0, le=5, description="re-asks after a malformed tool call")

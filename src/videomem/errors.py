@@ -36,4 +36,5 @@ class MalformedOutputError(ModelError):
 
 
 class TranscriptError(VideomemError):
-    """A transcript file (.srt, .vtt, .json) cannot be read or has a malformed segment."""
+    """A transcript or imported caption file (.srt, .vtt, .json) cannot be read, is misnamed or
+    has a malformed segment."""

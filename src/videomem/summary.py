@@ -20,6 +20,8 @@ class StoreSummary:
     videos: list[dict[str, Any]]
     """id, duration, t_offset (corpus seconds where the video starts), in id order."""
     clips: int
+    transcripts: dict[str, int]
+    """Transcript lines per source (sidecar, egolifecap, ...)."""
     stages: dict[str, int]
     """Units done per stage."""
     memories: dict[str, dict[str, int]]
@@ -37,6 +39,10 @@ def summarize(store: Store, models: ModelSet) -> StoreSummary:
     return StoreSummary(
         videos=videos,
         clips=store.query("SELECT COUNT(*) AS n FROM clips")[0]["n"],
+        transcripts={
+            r["source"]: r["n"]
+            for r in store.query("SELECT source, COUNT(*) AS n FROM transcripts GROUP BY source ORDER BY source")
+        },
         stages=dict(sorted(store.stage_counts().items())),
         memories={name: open_memory(name, store, models).stats() for name in MEMORIES},
         timeline=timeline_kind(store),

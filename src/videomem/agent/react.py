@@ -11,14 +11,20 @@
   the round history ("Round N / Decision / Memory / Search Query / Retrieved") is what it
   decides from, at most `cfg.max_steps` rounds. Malformed decisions are re-asked as in
   `react`. The response agent then answers from the question and the rounds (Sec. 3.3).
-* `caption_rag`: the baseline every report compares against — top-k event captions for the
-  question, one answer call, no loop.
+* `caption_rag`: the baseline every report compares against — top-k event captions, one
+  answer call, no loop. It retrieves with the query the agent's first step uses, the question
+  and its options (`rag_query: question_and_options`), so a gain over it is the agent's and the
+  memories', not query expansion; `rag_query: question` is the plain-question variant.
 
 Tokens of a question are the usage meter's growth while it was answered; the trace records
 each step's tokens and seconds (and, for a memory tool, the memory it searched), so a report
 can say where the cost went. Each step is also
 passed to `on_step` as soon as it is recorded, so a server can stream the steps while the
 question is still being answered.
+
+A question has a deadline (`question_deadline_s` of the models profile), checked before each
+model call: past it, the question fails with one line. A backend failure (server down, no reply
+by a request's own deadline) fails the question at once; only unusable output is re-asked.
 """
 
 from __future__ import annotations
@@ -30,8 +36,9 @@ from typing import Any
 
 from videomem.agent.answer import Answer
 from videomem.agent.tools import FINISH, Memories, ToolCallError, Toolbox
+from videomem.choice import read_choice, search_text
 from videomem.config import AgentConfig
-from videomem.errors import ModelError, VideomemError
+from videomem.errors import MalformedOutputError, ModelError, VideomemError
 from videomem.evidence import Evidence
 from videomem.memory.clips import require_video
 from videomem.memory.registry import MEMORIES, tool_name
@@ -43,7 +50,6 @@ from videomem.models.base import (
     RoundRecord,
     StepRecord,
     ToolCall,
-    leading_letter,
 )
 from videomem.models.registry import ModelSet
 from videomem.store import Store
@@ -54,13 +60,20 @@ OnStep = Callable[[dict[str, Any]], None]
 
 @dataclass
 class _Meter:
-    """Tokens and seconds since the last `lap()`."""
+    """Tokens and seconds since the last `lap()`, and the question's deadline."""
 
     models: ModelSet
 
     def __post_init__(self) -> None:
         self.start_tokens = self.tokens = self.models.meter.total().total_tokens
         self.start_time = self.time = time.perf_counter()
+        self.deadline = self.start_time + self.models.cfg.question_deadline_s
+
+    def in_time(self) -> None:
+        """Raise (one line) when the question's deadline has passed."""
+        if time.perf_counter() > self.deadline:
+            limit = self.models.cfg.question_deadline_s
+            raise ModelError(f"the question was not answered within {limit:g} s (question_deadline_s of the models profile)")
 
     def lap(self) -> dict[str, Any]:
         tokens, now = self.models.meter.total().total_tokens, time.perf_counter()
@@ -93,6 +106,9 @@ class Agent:
             raise VideomemError("the question is empty")
         if choices is not None and not 2 <= len(choices) <= len(OPTION_LETTERS):
             raise VideomemError(f"choices: give 2 to {len(OPTION_LETTERS)} options, got {len(choices)}")
+        twice = [c for n, c in enumerate(choices or []) if c.strip().casefold() in {d.strip().casefold() for d in choices[:n]}]
+        if twice:
+            raise VideomemError(f"choices: {twice[0]!r} is given twice; each option must differ")
         require_video(self.store, video_id)
         meter = _Meter(self.models)
         toolbox = Toolbox(
@@ -108,27 +124,30 @@ class Agent:
         if self.cfg.kind == "worldmm":
             rounds = self._worldmm(question, choices, toolbox, meter, record)
             evidence = _unique([e for r in rounds for e in r.evidence])
+            meter.in_time()
             out = self.models.language.respond(question, choices, [r for r in rounds if not r.error])
         else:
             if self.cfg.kind == "caption_rag":
-                evidence = self._caption_rag(question, toolbox, meter, record)
+                query = search_text(question, choices) if self.cfg.rag_query == "question_and_options" else question
+                evidence = self._caption_rag(query, toolbox, meter, record)
             else:
                 evidence = self._react(question, choices, toolbox, meter, record)
+            meter.in_time()
             out = self.models.language.answer(question, choices, evidence)
         text, choice = _resolve(out, choices)
         record({"step": len(trace) + 1, "tool": "answer", "observation": text, **meter.lap()})
         tokens, seconds = meter.totals()
         return Answer(text, choice, evidence, trace, tokens, seconds)
 
-    def _caption_rag(self, question: str, toolbox: Toolbox, meter: _Meter, record: OnStep) -> list[Evidence]:
-        evidence = self.memories["events"].retrieve(question, self.cfg.top_k, toolbox.until, toolbox.video_id)
+    def _caption_rag(self, query: str, toolbox: Toolbox, meter: _Meter, record: OnStep) -> list[Evidence]:
+        evidence = self.memories["events"].retrieve(query, self.cfg.top_k, toolbox.until, toolbox.video_id)
         spans = ", ".join(toolbox.time.span(e.t_start, e.t_end) for e in evidence)
         record(
             {
                 "step": 1,
                 "thought": "",
                 "tool": "caption_retrieval",
-                "arguments": {"query": question, "top_k": self.cfg.top_k},
+                "arguments": {"query": query, "top_k": self.cfg.top_k},
                 "observation": f"{len(evidence)} captions: {spans}" if evidence else "no captions found",
                 "evidence": [e.to_json() for e in evidence],
                 **meter.lap(),
@@ -210,9 +229,10 @@ class Agent:
         """Plan one call and run it; a malformed call goes back to the planner with its error
         (`remember` keeps it in the history, so the planner can learn from it). None after the bound."""
         for attempt in range(self.cfg.call_retries + 1):
+            meter.in_time()
             try:
                 call = plan()
-            except ModelError as exc:
+            except MalformedOutputError as exc:
                 # The planner's own JSON re-asks are spent; count it as one malformed call.
                 record(
                     {
@@ -294,10 +314,7 @@ def _resolve(out: AnswerOut, choices: list[str] | None) -> tuple[str, str | None
     if not choices:
         return text, None
     letters = OPTION_LETTERS[: len(choices)]
-    letter = out.choice if out.choice in letters else leading_letter(text, letters)
-    if letter is None:
-        matches = [l for l, c in zip(letters, choices) if c.strip().casefold() == text.casefold()]
-        letter = matches[0] if len(matches) == 1 else None
+    letter = out.choice if out.choice and out.choice in letters else read_choice(text, choices)
     if letter is None:
         return text, None
     return f"{letter}. {choices[letters.index(letter)]}", letter

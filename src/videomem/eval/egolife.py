@@ -7,16 +7,29 @@ A record (public schema; `*_chinese` twins and `identity` may also appear):
      "answer": "B", "target_time": {"date": "DAY1", "time": "11152408"},
      "keywords": "use screwdriver", "reason": "Saw Alice tightening screws with a screwdriver"}
 
-`target_time` comes in three shapes: {date, time}; {date, time_list: [...]}; or one string of
-several times such as "11153417DAY1_11181201", where each `DAYn_` sets the day of the time after
-it (a time before any `DAYn_` is on the query's day). Targets are moments, kept as (t, t).
+`target_time` comes in the release's three forms (read as WorldMM's EgoLife evaluation reads them):
+
+* `{"date": "DAY1", "time": "11152408"}` — one moment, HHMMSSFF on `date`;
+* `{"date": "DAY1", "time": "11153417DAY1_11181201"}` — a range: START on `date`, then
+  `DAYn_` and END on day n;
+* `{"date": "DAY1", "time_list": ["11153417", "11181201"]}` — several moments on `date`.
+
+A range is kept as (start, end); a moment as (t, t), which the harness scores against the
+stored clip that contains it (`eval/targets.py`). Times written with fewer than eight digits
+(an hour below 10 that lost its leading zero) are zero-padded, as WorldMM pads them.
 
 Every question is asked with until = query_time: the agent may use only what was recorded
 before it. `keywords`, `reason`, `answer` and `target_time` never reach the agent.
+
+A record without an ID, question, four choices, answer letter or query time cannot be asked:
+it is an error naming the file, the record and its ID. A record whose `type` or `target_time`
+cannot be read is still asked and scored for accuracy — without tIoU when the target is the
+problem — and a one-line warning names its ID.
 """
 
 from __future__ import annotations
 
+import logging
 import re
 from pathlib import Path
 
@@ -25,8 +38,14 @@ from videomem.eval.questions import Question, answer_letter, read_json, record_e
 from videomem.timeline import egolife_code_to_seconds
 
 TYPES = ("EntityLog", "EventRecall", "HabitInsight", "RelationMap", "TaskMaster")
+UNTYPED = "(no type)"
+"""Category of a record whose `type` is missing or not a string."""
+
+log = logging.getLogger(__name__)
+
 _DATE = re.compile(r"^DAY(\d+)$", re.IGNORECASE)
-_TARGET_TOKEN = re.compile(r"(?:DAY(\d+)_)?(\d{8})", re.IGNORECASE)
+_CODE = re.compile(r"^\d{1,8}$")
+_RANGE = re.compile(r"^(\d{1,8})DAY(\d+)_(\d{1,8})$", re.IGNORECASE)
 
 
 def load_egolife(path: str | Path) -> list[Question]:
@@ -38,58 +57,81 @@ def load_egolife(path: str | Path) -> list[Question]:
 
 
 def _question(record: object, path: Path, index: int) -> Question:
-    qid = require(record, "ID", (str, int), path, index)
-    query = require(record, "query_time", dict, path, index)
-    query_day = _day(query.get("date"), path, index, "query_time.date")
-    until = _seconds(query.get("time"), query_day, path, index, "query_time.time")
-    kind = require(record, "type", str, path, index)
-    text = require(record, "question", str, path, index)
-    choices = tuple(require(record, f"choice_{c}", (str, int, float), path, index) for c in "abcd")
-    answer = answer_letter(require(record, "answer", str, path, index), 4, path, index)
-    targets = _targets(require(record, "target_time", (dict, str), path, index), query_day, path, index)
+    qid = str(require(record, "ID", (str, int), path, index))
+    where = f"{index} (ID {qid})"
+    query = require(record, "query_time", dict, path, where)
+    until = _query_time(query, path, where)
+    text = require(record, "question", str, path, where)
+    choices = tuple(require(record, f"choice_{c}", (str, int, float), path, where) for c in "abcd")
+    answer = answer_letter(require(record, "answer", str, path, where), 4, path, where)
+    kind = record.get("type")
+    if not isinstance(kind, str) or not kind.strip():
+        log.warning("%s: record %s: type: expected a string, got %r; counted as %s", path, where, kind, UNTYPED)
+        kind = UNTYPED
+    try:
+        targets = target_spans(record.get("target_time"))
+    except ValueError as exc:
+        log.warning("%s: record %s: target_time: %s; asked and scored without tIoU", path, where, exc)
+        targets = ()
     return Question(
-        id=str(qid),
+        id=qid,
         question=text.strip(),
         choices=tuple(str(c).strip() for c in choices),
         answer=answer,
-        categories=(kind,),
+        categories=(kind.strip(),),
         video_id=None,
         until=until,
-        targets=tuple((t, t) for t in targets),
+        targets=targets,
     )
 
 
-def _day(value: object, path: Path, index: int, field: str) -> int:
-    m = _DATE.match(value.strip()) if isinstance(value, str) else None
-    if not m or int(m.group(1)) < 1:
-        raise record_error(path, index, field, f"expected DAYn, got {value!r}")
-    return int(m.group(1))
-
-
-def _seconds(value: object, day: int, path: Path, index: int, field: str) -> float:
-    if not isinstance(value, str):
-        raise record_error(path, index, field, f"expected an HHMMSSFF string, got {value!r}")
-    try:
-        return egolife_code_to_seconds(value, day)
-    except TimeFormatError as exc:
-        raise record_error(path, index, field, str(exc)) from None
-
-
-def _targets(value: dict | str, query_day: int, path: Path, index: int) -> list[float]:
-    if isinstance(value, str):
-        text = value.strip()
-        tokens = list(_TARGET_TOKEN.finditer(text))
-        if not tokens or "".join(m.group(0) for m in tokens) != text:
-            raise record_error(path, index, "target_time", f"expected times like '11153417DAY1_11181201', got {value!r}")
-        times, day = [], query_day
-        for m in tokens:
-            day = int(m.group(1)) if m.group(1) else day
-            times.append(_seconds(m.group(2), day, path, index, "target_time"))
-        return times
-    day = _day(value.get("date"), path, index, "target_time.date")
+def target_spans(value: object) -> tuple[tuple[float, float], ...]:
+    """The spans of a `target_time` in corpus seconds: (start, end) for a range, (t, t) for a
+    moment. Anything else is a ValueError saying what was expected."""
+    if not isinstance(value, dict):
+        raise ValueError(f"expected {{date, time}} or {{date, time_list}}, got {value!r}")
+    day = _day(value.get("date"), "date")
     if "time_list" in value:
         listed = value["time_list"]
         if not isinstance(listed, list) or not listed:
-            raise record_error(path, index, "target_time.time_list", f"expected a non-empty list, got {listed!r}")
-        return [_seconds(t, day, path, index, "target_time.time_list") for t in listed]
-    return [_seconds(value.get("time"), day, path, index, "target_time.time")]
+            raise ValueError(f"time_list: expected a non-empty list of HHMMSSFF times, got {listed!r}")
+        moments = [_time(t, day, "time_list") for t in listed]
+        return tuple((t, t) for t in moments)
+    time = value.get("time")
+    text = str(time).strip() if isinstance(time, (str, int)) and not isinstance(time, bool) else None
+    span = _RANGE.match(text) if text else None
+    if span:
+        start = _time(span.group(1), day, "time")
+        end = _time(span.group(3), _day(f"DAY{span.group(2)}", "time"), "time")
+        if end < start:
+            raise ValueError(f"time: the range {text!r} ends before it starts")
+        return ((start, end),)
+    moment = _time(time, day, "time")
+    return ((moment, moment),)
+
+
+def _day(value: object, field: str) -> int:
+    m = _DATE.match(value.strip()) if isinstance(value, str) else None
+    if not m or int(m.group(1)) < 1:
+        raise ValueError(f"{field}: expected DAYn, got {value!r}")
+    return int(m.group(1))
+
+
+def _time(value: object, day: int, field: str) -> float:
+    """HHMMSSFF (as a string or a number; fewer than 8 digits are zero-padded) on `day`."""
+    text = str(value).strip() if isinstance(value, (str, int)) and not isinstance(value, bool) else ""
+    if not _CODE.match(text):
+        raise ValueError(f"{field}: expected an HHMMSSFF time, got {value!r}")
+    try:
+        return egolife_code_to_seconds(text.zfill(8), day)
+    except TimeFormatError as exc:
+        raise ValueError(f"{field}: {exc}") from None
+
+
+def _query_time(query: dict, path: Path, where: str) -> float:
+    try:
+        day = _day(query.get("date"), "query_time.date")
+        return _time(query.get("time"), day, "query_time.time")
+    except ValueError as exc:
+        field, _, problem = str(exc).partition(": ")
+        raise record_error(path, where, field, problem) from None

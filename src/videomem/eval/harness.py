@@ -2,8 +2,9 @@
 Several agents on one store: `run_side_by_side` runs each, then compares them.
 
 Resumable: rows are appended and flushed one question at a time, and a rerun skips the ids
-already in `results.jsonl`. A rerun into the same directory must use the same benchmark,
-question file, agent and models, so one results file never mixes two setups.
+already in `results.jsonl`. A rerun into the same directory must use the same benchmark and
+question file and have the same fingerprint (store contents, pipeline, models and agent
+profiles: `videomem.eval.fingerprint`), so one results file never mixes two setups.
 
 Threads (`jobs`) each open their own Store connection and Agent (SQLite connections are per
 thread); the models are shared, so a server backend sees `jobs` concurrent requests.
@@ -23,14 +24,18 @@ from typing import Any, TextIO
 from tqdm import tqdm
 
 from videomem.agent.answer import Answer
+from videomem.choice import read_choice
 from videomem.config import load_agent, load_models
 from videomem.errors import MalformedOutputError, VideomemError
 from videomem.eval.compare import write_comparison
 from videomem.eval.egolife import load_egolife
+from videomem.eval.fingerprint import fingerprint, unlike
 from videomem.eval.lvbench import load_lvbench
+from videomem.eval.official import write_official
 from videomem.eval.questions import LETTERS, DatasetError, Question
-from videomem.eval.report import RESULTS, RUN, Summary, read_results, read_run, write_report
-from videomem.eval.scoring import parse_answer, temporal_iou
+from videomem.eval.report import RESULTS, RUN, Summary, compared_runs, read_results, read_run, write_report
+from videomem.eval.scoring import temporal_iou
+from videomem.eval.targets import with_clip_windows
 from videomem.eval.videomme import load_videomme
 from videomem.models.registry import ModelSet
 from videomem.store import Store
@@ -40,7 +45,7 @@ LOADERS: dict[str, Callable[[Path], list[Question]]] = {
     "lvbench": load_lvbench,
     "videomme": load_videomme,
 }
-_SAME_RUN_KEYS = ("benchmark", "questions", "questions_sha256", "agent", "agent_kind", "models")
+_SAME_RUN_KEYS = ("benchmark", "questions", "questions_sha256")
 
 
 @dataclass(frozen=True)
@@ -51,6 +56,8 @@ class EvalResult:
     """Questions answered in this call (the rest were already done or skipped)."""
     skipped: list[str]
     """Ids of questions whose video is not in the store."""
+    not_compared: list[str]
+    """Runs beside this one on the same questions that the report did not compare with, and why."""
 
 
 def load_questions(benchmark: str, path: str | Path) -> list[Question]:
@@ -82,13 +89,14 @@ def run_eval(
 
     if jobs < 1:
         raise VideomemError(f"--jobs {jobs}: must be at least 1")
-    questions = load_questions(benchmark, questions_path)
-    if limit is not None:
-        questions = questions[: max(limit, 0)]
+    every_question = load_questions(benchmark, questions_path)
     agent_cfg = load_agent(agent_path)
     models_cfg = load_models(models_path)
-    with Store(store_dir) as store:
+    with Store(store_dir, read_only=True) as store:
         videos = {r["id"] for r in store.query("SELECT id FROM videos")}
+        every_question = [with_clip_windows(store, q) for q in every_question]
+        footing = fingerprint(store, models_cfg, agent_cfg)
+    questions = every_question[: max(limit, 0)] if limit is not None else every_question
     out_dir = Path(out_dir)
     run = {
         "benchmark": benchmark,
@@ -98,6 +106,7 @@ def run_eval(
         "agent": agent_cfg.name,
         "agent_kind": agent_cfg.kind,
         "models": models_cfg.name,
+        "fingerprint": footing.to_json(),
     }
     _claim(out_dir, run)
 
@@ -117,7 +126,7 @@ def run_eval(
     def work(results: TextIO) -> None:
         """Answer questions until none are left (or another worker failed), on own connection."""
         try:
-            with Store(store_dir) as store:
+            with Store(store_dir, read_only=True) as store:
                 agent = Agent(store, models, agent_cfg)
                 while not errors:
                     try:
@@ -148,8 +157,9 @@ def run_eval(
         bar.close()
     if errors:
         raise errors[0]
-    summary = write_report(out_dir, skipped=len(skipped))
-    return EvalResult(summary, out_dir, len(todo), skipped)
+    official = write_official(benchmark, every_question, read_results(out_dir), out_dir)
+    summary = write_report(out_dir, skipped=len(skipped), official=official)
+    return EvalResult(summary, out_dir, len(todo), skipped, compared_runs(out_dir, run)[1])
 
 
 def run_side_by_side(
@@ -189,6 +199,9 @@ def _claim(out_dir: Path, run: dict[str, Any]) -> None:
             raise VideomemError(
                 f"--out {out_dir} holds a run with {key}={previous.get(key)!r}, not {run[key]!r}; use another --out"
             )
+        changed = unlike(run, previous)
+        if changed:
+            raise VideomemError(f"--out {out_dir} holds a run made on another footing ({'; '.join(changed)}); use another --out")
         return
     out_dir.mkdir(parents=True, exist_ok=True)
     (out_dir / RUN).write_text(json.dumps(run, indent=2) + "\n", encoding="utf-8")
@@ -204,7 +217,7 @@ def unanswered_row(q: Question, error: str) -> dict[str, Any]:
 def result_row(q: Question, reply: Answer) -> dict[str, Any]:
     """One line of results.jsonl."""
     n = len(q.choices)
-    prediction = reply.choice if reply.choice and reply.choice in LETTERS[:n] else parse_answer(reply.text, n)
+    prediction = reply.choice if reply.choice and reply.choice in LETTERS[:n] else read_choice(reply.text, q.choices)
     evidence = [{"video_id": e.video_id, "t_start": e.t_start, "t_end": e.t_end} for e in reply.evidence]
     tiou = temporal_iou([(e.video_id, e.t_start, e.t_end) for e in reply.evidence], q.targets, q.video_id)
     return {

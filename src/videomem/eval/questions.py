@@ -8,14 +8,13 @@ are corpus seconds. The agent is shown only `question`, `choices`, `until` and `
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from videomem.choice import LETTERS
 from videomem.errors import VideomemError
-
-LETTERS = "ABCDEFGH"
 
 
 class DatasetError(VideomemError):
@@ -38,6 +37,9 @@ class Question:
     """Query time (EgoLifeQA): nothing recorded after it may be used."""
     targets: tuple[tuple[float, float], ...] = ()
     """Where the answer is, in corpus seconds; a point annotation is (t, t)."""
+    record: Mapping[str, Any] = field(default_factory=dict, compare=False)
+    """Fields of the dataset's record that its official output file repeats (Video-MME's video
+    id, duration, domain, options as written); empty where the output needs none."""
 
     @property
     def category(self) -> str:
@@ -60,6 +62,8 @@ def read_json(path: str | Path) -> Any:
         return json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
         raise DatasetError(f"{path}: not valid JSON (line {exc.lineno}: {exc.msg})") from None
+    except UnicodeDecodeError as exc:
+        raise _not_utf8(path, exc) from None
 
 
 def read_jsonl(path: str | Path) -> Iterator[tuple[int, Any]]:
@@ -67,16 +71,23 @@ def read_jsonl(path: str | Path) -> Iterator[tuple[int, Any]]:
     path = Path(path)
     if not path.is_file():
         raise DatasetError(f"{path}: no such file")
+    try:
+        lines = path.read_text(encoding="utf-8").split("\n")
+    except UnicodeDecodeError as exc:
+        raise _not_utf8(path, exc) from None
     index = 0
-    with path.open(encoding="utf-8") as handle:
-        for line_no, line in enumerate(handle, 1):
-            if not line.strip():
-                continue
-            try:
-                yield index, json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise DatasetError(f"{path}: line {line_no}: not valid JSON ({exc.msg})") from None
-            index += 1
+    for line_no, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            yield index, json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise DatasetError(f"{path}: line {line_no}: not valid JSON ({exc.msg})") from None
+        index += 1
+
+
+def _not_utf8(path: Path, exc: UnicodeDecodeError) -> DatasetError:
+    return DatasetError(f"{path}: not UTF-8 text (byte {exc.start}: {exc.object[exc.start : exc.start + 1]!r}); save it as UTF-8")
 
 
 def require(record: Any, field: str, kind: type | tuple[type, ...], path: Path, index: int | str) -> Any:

@@ -6,20 +6,28 @@
 as memory.<name>), tokens (model tokens the question cost),
 evidence_tokens (whitespace-separated words of the evidence the answer cites), seconds.
 
-`run.json` records what produced the rows (benchmark, questions file, agent, models), so a run
-in a sibling directory on the same questions (such as the caption-RAG baseline) is found and
-compared in the report: the memory/agent gain over plain RAG, measured the same way.
+The benchmark's own output files (LVBench `answers.json` / `result.json`, EgoLifeQA per-type
+accuracy, Video-MME's answer layout) are written by `eval/official.py`; report.md shows their
+numbers too.
+
+`run.json` records what produced the rows (benchmark, questions file, agent, models, and the
+run's fingerprint), so a run in a sibling directory on the same questions (such as the
+caption-RAG baseline) is found and compared in the report: the memory/agent gain over plain
+RAG, measured the same way. A sibling measured on another footing (another store's contents,
+pipeline or models profile) is not compared; the report says what differs.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from matplotlib.figure import Figure
 
+from videomem.eval.fingerprint import SAME_FOOTING, unlike
 from videomem.eval.questions import DatasetError
 from videomem.eval.scoring import accuracy, per_category
 
@@ -107,19 +115,34 @@ def sibling_runs(out_dir: Path, run: dict[str, Any]) -> list[tuple[dict[str, Any
         if meta and all(meta.get(k) == run.get(k) for k in ("benchmark", "questions", "questions_sha256")):
             rows = read_results(other)
             if rows:
-                found.append((meta, rows))
+                found.append(({**meta, "out": other.name}, rows))
     return found
 
 
-def write_report(out_dir: str | Path, skipped: int = 0) -> Summary:
-    """Write report.md and the plots from results.jsonl; returns this run's summary."""
+def compared_runs(out_dir: Path, run: dict[str, Any]) -> tuple[list[tuple[dict[str, Any], list[dict[str, Any]]]], list[str]]:
+    """Sibling runs on the same questions and footing, and one line for each sibling that is
+    not compared, saying what differs (from it to this run)."""
+    same, refused = [], []
+    for meta, rows in sibling_runs(out_dir, run):
+        changed = unlike(run, meta, SAME_FOOTING)
+        if changed:
+            refused.append(f"{meta.get('agent', '?')} ({meta['out']}): {'; '.join(changed)}")
+        else:
+            same.append((meta, rows))
+    return same, refused
+
+
+def write_report(out_dir: str | Path, skipped: int = 0, official: Sequence[str] = ()) -> Summary:
+    """Write report.md and the plots from results.jsonl; returns this run's summary. `official`
+    are the lines with the benchmark's own numbers (see eval/official.py)."""
     out_dir = Path(out_dir)
     run = read_run(out_dir)
     if run is None:
         raise DatasetError(f"{out_dir}: no {RUN} here; is this an eval output directory?")
     rows = read_results(out_dir)
     summary = summarize(rows, run)
-    others = [(meta, summarize(r, meta), r) for meta, r in sibling_runs(out_dir, run)]
+    same, refused = compared_runs(out_dir, run)
+    others = [(meta, summarize(r, meta), r) for meta, r in same]
     lines = [
         f"# {run['benchmark']} — {summary.name}",
         "",
@@ -144,6 +167,7 @@ def write_report(out_dir: str | Path, skipped: int = 0) -> Summary:
     lines += ["| category | accuracy | correct / total |", "|---|---|---|"]
     for category, (correct, total) in summary.categories.items():
         lines.append(f"| {category} | {_pct(correct / total)} | {correct} / {total} |")
+    lines += official
     baselines = [(meta, s, r) for meta, s, r in others if meta.get("agent_kind") == BASELINE_KIND]
     if summary.kind != BASELINE_KIND and baselines:
         lines += _comparison(rows, summary, baselines)
@@ -152,6 +176,9 @@ def write_report(out_dir: str | Path, skipped: int = 0) -> Summary:
         lines += ["| run | accuracy | mean tIoU | tokens / q | seconds / q |", "|---|---|---|---|---|"]
         for s in [summary] + [s for _, s, _ in others]:
             lines.append(f"| {s.name} | {_pct(s.accuracy)} | {_num(s.mean_tiou)} | {s.tokens:.0f} | {s.seconds:.2f} |")
+    if refused:
+        lines += ["", "## Runs on the same questions not compared", "", "Measured on another footing (its value → this run's):", ""]
+        lines += [f"- {line}" for line in refused]
     lines += ["", f"![accuracy per category]({PLOT_CATEGORIES})", "", f"![accuracy vs tokens]({PLOT_TOKENS})", ""]
     (out_dir / REPORT).write_text("\n".join(lines), encoding="utf-8")
     _plot_categories(out_dir / PLOT_CATEGORIES, summary)

@@ -1,54 +1,22 @@
-"""Scoring: which letter a reply chose, accuracy overall and per category, temporal IoU.
-
-Answer parsing never guesses: a reply with no clear letter is scored wrong, so a model cannot
-gain from a random fallback.
+"""Scoring: accuracy overall and per category, temporal IoU. Which option a reply chose is read
+by `videomem.choice.read_choice`, the one reader the agent and the prompted tasks use too.
 
 Temporal IoU of a question = |E ∩ T| / |E ∪ T|, where E is the union of the evidence time ranges
 the answer cites and T the union of the target ranges (overlaps inside each union count once).
 Ranges are compared per video: evidence from another video adds to E ∪ T but never to E ∩ T.
-A target that is a moment (EgoLifeQA annotates times, not spans) counts as a window of
-`point_window` seconds centred on it. Questions without targets have no tIoU (None).
+A target that is a moment counts as a window of `point_window` seconds centred on it; the
+harness first replaces each moment with the stored clip that contains it (`eval/targets.py`), so
+this window only remains for a moment outside the stored footage. Questions without targets
+have no tIoU (None).
 """
 
 from __future__ import annotations
 
-import re
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 
-from videomem.eval.questions import LETTERS
-
 POINT_WINDOW = 30.0
-"""Seconds a moment target stands for: one EgoLife clip."""
-
-_TAGGED = re.compile(r"<answer>(.*?)</answer>", re.IGNORECASE | re.DOTALL)
-_STANDALONE = re.compile(r"(?<![A-Za-z0-9])([A-Z])(?![A-Za-z0-9])")
-_ARTICLE = re.compile(r"\s+[a-z]")
-
-
-def parse_answer(text: str | None, n_choices: int = 4) -> str | None:
-    """The letter a reply chose, or None.
-
-    First a letter inside <answer>…</answer>; otherwise a standalone capital letter among the
-    options (A–D for four). "A" followed by a lower-case word is the article, not an option. Two
-    different letters, or none, is unparseable.
-    """
-    if not text:
-        return None
-    allowed = LETTERS[:n_choices]
-    tagged = _TAGGED.search(text)
-    letter = _only_letter(tagged.group(1), allowed) if tagged else None
-    return letter or _only_letter(text, allowed)
-
-
-def _only_letter(text: str, allowed: str) -> str | None:
-    found = {
-        m.group(1)
-        for m in _STANDALONE.finditer(text)
-        if m.group(1) in allowed and not (m.group(1) == "A" and _ARTICLE.match(text, m.end()))
-    }
-    return found.pop() if len(found) == 1 else None
-
+"""Seconds a moment target outside the stored footage stands for: one EgoLife clip."""
 
 def accuracy(correct: Sequence[bool]) -> float:
     return sum(correct) / len(correct) if correct else 0.0

@@ -10,18 +10,27 @@ action, an earlier place of the same keys, yesterday's lunch), so a correct answ
 right moment, not just "which option appears anywhere". EgoLife-style questions are asked at
 several query times with different correct answers.
 
+Controls, so that retrieval is not trivial and no method fits one wording: both formats hold
+idle footage (a room and nobody doing anything) and distractor events (on-screen text that names
+the people, places and things the questions ask about, but answers none of them: "LOOKING FOR
+THE KEYS", "BOB READS A BOOK"); and every corpus comes with a paraphrased question set,
+`paraphrased/<questions file>`: the same questions about the same videos, each reworded (another
+template, a synonym for its verb or its thing) and its options in another order.
+
 Two outputs:
 * `lvbench`: one video (`videos/<key>.mp4`) and `video_info.meta.jsonl`;
 * `egolife`: a corpus of 30-s clips `videos/DAYn/DAYn_A1_JAKE_HHMMSSFF.mp4` across days and
   `EgoLifeQA_A1_JAKE.json`.
-Both also write `script.json`, the ground-truth list of events.
+All also write `script.json`, the ground-truth list of events.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import json
 import random
+import re
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from functools import lru_cache
@@ -93,6 +102,32 @@ ACTIVITIES = (  # (on-screen "-ing" phrase, question phrase)
     ("BUILDING A SHELF", "build a shelf"),
     ("PLAYING CARDS", "play cards"),
 )
+IDLE_ACTIVITIES = ("IS ON THE PHONE", "READS A BOOK", "DRINKS TEA", "TAKES A NAP", "LOOKS OUT OF THE WINDOW")
+"""Distractors of the single video: a person of the script doing nothing that is asked about."""
+LVBENCH_DISTRACTORS = 4
+EGOLIFE_DISTRACTORS = (  # (text, location): they name the keys, lunch, the list, the plants
+    ("LOOKING FOR THE KEYS", "HALLWAY"),
+    ("WASHING UP AFTER LUNCH", "KITCHEN"),
+    ("READING THE NEWSPAPER", "LIVING ROOM"),
+    ("WATERING THE PLANTS", "GARDEN"),
+    ("WRITING A LETTER", "OFFICE"),
+    ("LOSING THE SHOPPING LIST", "GARAGE"),
+)
+EGOLIFE_DISTRACTORS_PER_DAY = 3
+EGOLIFE_IDLE_PER_DAY = 3
+"""Idle clips per day when `minutes` does not set the footage."""
+VERB_SYNONYMS = {  # base form → (base, third person) of a synonym
+    "open": ("pull open", "pulls open"),
+    "paint": ("colour", "colours"),
+    "carry": ("haul", "hauls"),
+    "wash": ("clean", "cleans"),
+    "lock": ("secure", "secures"),
+    "repair": ("fix", "fixes"),
+}
+THING_SYNONYMS = {
+    "door": "doorway", "box": "crate", "gate": "garden gate", "chair": "seat", "bicycle": "bike",
+    "suitcase": "travel bag", "lamp": "light", "cupboard": "cabinet", "table": "dining table", "window": "window pane",
+}
 FOODS = ("NOODLES", "PIZZA", "SOUP", "SALAD", "DUMPLINGS", "CURRY", "SANDWICHES")
 GROCERIES = (
     "MILK", "EGGS", "BREAD", "APPLES", "RICE", "BUTTER", "CHEESE",
@@ -125,6 +160,8 @@ class SynthCorpus:
     timeline: TimelineKind
     pipeline: Path
     """The pipeline profile whose clip length the script is aligned to."""
+    paraphrased_file: Path
+    """The same questions reworded, options reordered (same format, same name, in `paraphrased/`)."""
 
 
 @dataclass(frozen=True)
@@ -168,8 +205,9 @@ def synth(
     """Generate a scripted benchmark in `outdir` (deterministic per seed).
 
     `lvbench` (the default without `days`): one video of `minutes` (default 30). `egolife` (the
-    default with `days`): `days` days (default 2) of 30-s clips at scripted times of day; with
-    `minutes`, idle clips are added so each day holds that much footage.
+    default with `days`): `days` days (default 2) of 30-s clips at scripted times of day, with
+    distractor and idle clips; with `minutes`, idle clips are added so each day holds that much
+    footage.
     """
     fmt = fmt or ("egolife" if days is not None else "lvbench")
     if fmt not in CLIP_SECONDS:
@@ -192,7 +230,7 @@ def synth(
     days = 2 if days is None else days
     if not 2 <= days <= 7:
         raise VideomemError(f"--days {days}: an EgoLife-style corpus spans 2 to 7 days")
-    return _make_egolife(root, rng, days, minutes, size, fps)
+    return _make_egolife(root, rng, days, minutes, size, fps, seed)
 
 
 # --------------------------------------------------------------------------- single video (LVBench)
@@ -252,6 +290,12 @@ def _make_lvbench(
         event = ScriptedEvent(start * clip, (start + length) * clip, text, kind, location, key)
         events.append(event)
         facts_by_event.append((event, facts))
+    quiet = [i for i in range(1, len(shots) - 1) if not (shots[i - 1].text or shots[i].text or shots[i + 1].text)]
+    for index, person in zip(sorted(rng.sample(quiet, LVBENCH_DISTRACTORS)), rng.choices(people, k=LVBENCH_DISTRACTORS)):
+        text = f"{person} {rng.choice(IDLE_ACTIVITIES)}"
+        shots[index] = _Shot(shots[index].location, text, None, 1)
+        events.append(ScriptedEvent(index * clip, (index + 1) * clip, text, "distractor", shots[index].location, key))
+    events.sort(key=lambda e: e.t_start)
 
     video = root / "videos" / f"{key}.mp4"
     _encode(video, [(shot, clip) for shot in shots], size, fps)
@@ -260,6 +304,7 @@ def _make_lvbench(
         _shuffle_options(rng, spec)
     questions_file = root / "video_info.meta.jsonl"
     _write_lvbench(questions_file, key, specs_q)
+    _write_lvbench(root / "paraphrased" / questions_file.name, key, _paraphrase(specs_q, seed))
     _write_script(root, events)
     return SynthCorpus(
         root,
@@ -270,6 +315,7 @@ def _make_lvbench(
         questions_file,
         "single",
         PROJECT_ROOT / "pipelines" / "default.yaml",
+        root / "paraphrased" / questions_file.name,
     )
 
 
@@ -404,7 +450,13 @@ def _write_lvbench(path: Path, key: str, specs: list[_QSpec]) -> None:
 
 
 def _make_egolife(
-    root: Path, rng: random.Random, days: int, minutes: float | None, size: tuple[int, int], fps: int
+    root: Path,
+    rng: random.Random,
+    days: int,
+    minutes: float | None,
+    size: tuple[int, int],
+    fps: int,
+    seed: int,
 ) -> SynthCorpus:
     clip = CLIP_SECONDS["egolife"]
     people = rng.sample(PEOPLE, min(2 * days, len(PEOPLE)))
@@ -438,8 +490,16 @@ def _make_egolife(
         events.append(ScriptedEvent(t, t + clip, text, kind, location, path.stem))
         facts.append((events[-1], fact))
         files.append((path, [(_Shot(location, text, colour, n_people), clip)]))
-    if minutes is not None:
-        files += _idle_clips(root, rng, days, minutes, {e.t_start for e in events}, clip)
+    for d in range(days):
+        for second, (text, location) in zip(
+            _free_slots(rng, d, {e.t_start for e in events}, clip, EGOLIFE_DISTRACTORS_PER_DAY),
+            rng.sample(EGOLIFE_DISTRACTORS, EGOLIFE_DISTRACTORS_PER_DAY),
+        ):
+            t = d * DAY + second
+            path = _egolife_path(root, t)
+            events.append(ScriptedEvent(t, t + clip, text, "distractor", location, path.stem))
+            files.append((path, [(_Shot(location, text, None, 0), clip)]))
+    files += _idle_clips(root, rng, days, minutes, {e.t_start for e in events}, clip)
     for path, shots in files:
         _encode(path, shots, size, fps)
 
@@ -448,16 +508,18 @@ def _make_egolife(
         _shuffle_options(rng, spec)
     questions_file = root / "EgoLifeQA_A1_JAKE.json"
     _write_egolife(questions_file, specs)
+    _write_egolife(root / "paraphrased" / questions_file.name, _paraphrase(specs, seed))
     _write_script(root, events)
     return SynthCorpus(
         root,
         "egolife",
         tuple(sorted(p for p, _ in files)),
-        tuple(events),
+        tuple(sorted(events, key=lambda e: e.t_start)),
         tuple(load_egolife(questions_file)),
         questions_file,
         "egolife",
         PROJECT_ROOT / "pipelines" / "egolife.yaml",
+        root / "paraphrased" / questions_file.name,
     )
 
 
@@ -472,17 +534,25 @@ def _spot_sequence(rng: random.Random, n: int) -> list[str]:
     return spots[:n]
 
 
+def _free_slots(rng: random.Random, day: int, taken: set[float], clip: float, n: int, minutes: float | None = None) -> list[float]:
+    """`n` clip start times (seconds of day) between 07:00 and 22:00 of `day` that touch no taken clip."""
+    free = [
+        s for s in range(int(_hms(7, 0)), int(_hms(22, 0)), int(clip))
+        if not {day * DAY + s - clip, day * DAY + s, day * DAY + s + clip} & taken
+    ]
+    if n > len(free):
+        raise VideomemError(f"--minutes {minutes}: more footage than one day of the script can hold")
+    return sorted(float(s) for s in rng.sample(free, max(n, 0)))
+
+
 def _idle_clips(
-    root: Path, rng: random.Random, days: int, minutes: float, taken: set[float], clip: float
+    root: Path, rng: random.Random, days: int, minutes: float | None, taken: set[float], clip: float
 ) -> list[tuple[Path, list[tuple[_Shot, float]]]]:
-    per_day = int(round(minutes * 60 / clip)) - len(taken) // days
-    free = [s for s in range(int(_hms(7, 0)), int(_hms(22, 0)), int(clip))]
+    """A room and nobody doing anything: EGOLIFE_IDLE_PER_DAY clips a day, or as many as fill `minutes`."""
+    per_day = EGOLIFE_IDLE_PER_DAY if minutes is None else int(round(minutes * 60 / clip)) - len(taken) // days
     clips = []
     for d in range(days):
-        options = [s for s in free if d * DAY + s not in taken and d * DAY + s - clip not in taken]
-        if per_day > len(options):
-            raise VideomemError(f"--minutes {minutes:g} is more footage than one day of the script can hold")
-        for second in sorted(rng.sample(options, max(per_day, 0))):
+        for second in _free_slots(rng, d, taken, clip, per_day, minutes):
             location = rng.choice(list(LOCATIONS))
             clips.append((_egolife_path(root, d * DAY + second), [(_Shot(location), clip)]))
     return clips
@@ -599,14 +669,16 @@ def _write_egolife(path: Path, specs: list[_QSpec]) -> None:
     path.write_text(json.dumps(records, indent=2) + "\n", encoding="utf-8")
 
 
-def _egolife_target(targets: list[tuple[float, float]]) -> dict | str:
-    """The three EgoLifeQA shapes: one time, several times of one day, or times across days."""
+def _egolife_target(targets: list[tuple[float, float]]) -> dict:
+    """The release's three forms: one time, several times of one day, or — for times on several
+    days, which the release has no list for — the range from the first to the last."""
     points = [format_egolife(a) for a, _ in targets]
     if len(points) == 1:
         return {"date": points[0][0], "time": points[0][1]}
     if len({d for d, _ in points}) == 1:
         return {"date": points[0][0], "time_list": [t for _, t in points]}
-    return "".join(f"{d}_{t}" for d, t in points)
+    (first_day, first), (last_day, last) = points[0], points[-1]
+    return {"date": first_day, "time": f"{first}{last_day}_{last}"}
 
 
 def _egolife_path(root: Path, t: float) -> Path:
@@ -626,6 +698,78 @@ def _shuffle_options(rng: random.Random, spec: _QSpec) -> None:
     rng.shuffle(options)
     spec.options = options
     spec.letter = LETTERS[options.index(spec.correct)]
+
+
+_REWORDINGS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    # (pattern of a question template, rewordings); {v} / {v3} a verb's synonym, {t} a thing's
+    (r"What does (?P<p>\w+) (?P<v>\w+)\?", ("Which thing does {p} {v}?", "What object gets {v3_by} {p}?")),
+    (r"Who (?P<v3>\w+) the (?P<t>[\w ]+)\?", ("Which person {v3} the {t}?", "Who is the one that {v3} the {t}?")),
+    (r"Where does (?P<p>\w+) (?P<v>\w+) the (?P<t>[\w ]+)\?", ("In which room does {p} {v} the {t}?",)),
+    (r"When does (?P<p>\w+) (?P<v>\w+) the (?P<t>[\w ]+)\?", ("At what time does {p} {v} the {t}?",)),
+    (r"What is the (?P<x>[\w ]+)\?", ("Which number is the {x}?", "What was the {x} shown as?")),
+    (r"How many times does (?P<p>\w+) water the plants\?", ("How often does {p} give the plants water?",)),
+    (r"Where (?P<be>is|are) the (?P<x>\w+) put first\?", ("Where {be} the {x} placed initially?",)),
+    (r"Where (?P<be>is|are) the (?P<x>\w+) put last\?", ("Where {be} the {x} placed most recently?",)),
+    (r"What happens at (?P<x>[\d:]+)\?", ("What is going on at {x}?", "What can be seen at {x}?")),
+    (r"Where did I last put the keys\?", ("Where did I most recently leave my keys?",)),
+    (r"What did I last eat for lunch\?", ("What was my most recent lunch?",)),
+    (r"What is on my latest shopping list\?", ("Which items are on my most recent grocery list?",)),
+    (r"Who did I (?P<x>[\w ]+) with\?", ("With whom did I {x}?", "Who joined me to {x}?")),
+    (r"What do I usually do first thing in the morning\?", ("What is my habit early in the morning?",)),
+    (r"What do I usually do in the evening\?", ("What do I do most evenings?",)),
+)
+
+
+def _paraphrase(specs: list[_QSpec], seed: int) -> list[_QSpec]:
+    """Copies of the questions, each reworded (another template; a synonym for its verb or its
+    thing, never both, so it still names the moment) with its options in another order. Its own
+    random stream: nothing else in the corpus depends on it."""
+    rng = random.Random(f"paraphrase-{seed}")
+    out = []
+    for original in specs:
+        spec = dataclasses.replace(original, options=list(original.options))
+        for pattern, rewordings in _REWORDINGS:
+            match = re.fullmatch(pattern, spec.question)
+            if match:
+                spec.question = _reword(rng, rng.choice(rewordings), match.groupdict())
+                break
+        else:
+            raise AssertionError(f"script bug: no rewording for {spec.question!r}")
+        order = list(spec.options)
+        while len(order) > 1 and order == spec.options:
+            rng.shuffle(order)
+        spec.options = order
+        spec.letter = LETTERS[order.index(spec.correct)]
+        out.append(spec)
+    return out
+
+
+def _reword(rng: random.Random, template: str, parts: dict[str, str]) -> str:
+    third_to_base = {third.lower(): base for third, base in VERBS}
+    base = parts.get("v") or third_to_base.get(parts.get("v3", ""), "")
+    thing = parts.get("t", "")
+    swap_verb = base in VERB_SYNONYMS and (not thing or rng.random() < 0.5)
+    if swap_verb:
+        new_base, new_third = VERB_SYNONYMS[base]
+    else:
+        new_base, new_third = base, next((t.lower() for t, b in VERBS if b == base), "")
+        words = thing.split()
+        if words and words[-1] in THING_SYNONYMS:
+            thing = " ".join([*words[:-1], THING_SYNONYMS[words[-1]]])
+    values = {**parts, "v": new_base, "v3": new_third, "t": thing}
+    if "{v3_by}" in template:
+        values["v3_by"] = f"{_participle(new_base)} by"
+    return template.format(**values)
+
+
+def _participle(base: str) -> str:
+    """'pull open' → 'pulled open', 'carry' → 'carried', 'fix' → 'fixed'."""
+    verb, *rest = base.split()
+    if verb.endswith("y"):
+        verb = verb[:-1] + "ied"
+    else:
+        verb = verb + ("d" if verb.endswith("e") else "ed")
+    return " ".join([verb, *rest])
 
 
 def _write_script(root: Path, events: list[ScriptedEvent]) -> None:

@@ -1,4 +1,4 @@
-"""Video-MME, long subset: one row per question (the Hugging Face `test` split as JSON/JSONL).
+"""Video-MME, long subset: one row per question (the released `test` split: parquet, or JSON/JSONL).
 
 A row (public schema):
     {"video_id": "001", "duration": "short", "domain": "Knowledge", "sub_category": "Humanity & History",
@@ -11,6 +11,11 @@ The original release groups questions under their video ({video_id, duration, ..
 [{question_id, task_type, question, options, answer}]}); both layouts load. Video files are
 named by `videoID` (the YouTube id), so that is the question's video id in a store. Only rows
 whose `duration` is "long" (30-60 min) are kept unless `duration=None`.
+
+The release's `test-00000-of-00001.parquet` is read with pyarrow (the `eval` extra) and goes
+through the same checks as JSON rows. Each question keeps the fields Video-MME's own scorer
+reads back (`video_id`, `duration`, `domain`, `sub_category`, options as written), so the run
+can write its answers in that layout (`eval/official.py`).
 """
 
 from __future__ import annotations
@@ -49,11 +54,11 @@ def load_videomme(path: str | Path, duration: str | None = "long") -> list[Quest
 
 def _rows(path: Path) -> list[tuple[int | str, dict[str, Any]]]:
     if path.suffix == ".parquet":
-        raise DatasetError(
-            f"{path}: parquet is not read here; convert it to JSON lines first, e.g. "
-            "pandas.read_parquet(path).to_json('videomme.jsonl', orient='records', lines=True)"
-        )
-    records = list(read_jsonl(path)) if path.suffix == ".jsonl" else list(enumerate(_as_list(read_json(path), path)))
+        records = list(enumerate(_read_parquet(path)))
+    elif path.suffix == ".jsonl":
+        records = list(read_jsonl(path))
+    else:
+        records = list(enumerate(_as_list(read_json(path), path)))
     rows: list[tuple[int | str, dict[str, Any]]] = []
     for index, record in records:
         if isinstance(record, dict) and "questions" in record:
@@ -63,6 +68,19 @@ def _rows(path: Path) -> list[tuple[int | str, dict[str, Any]]]:
         else:
             rows.append((index, record))
     return rows
+
+
+def _read_parquet(path: Path) -> list[dict[str, Any]]:
+    if not path.is_file():
+        raise DatasetError(f"{path}: no such file")
+    try:
+        import pyarrow.parquet as pq
+    except ImportError:
+        raise DatasetError(f"{path}: reading parquet needs pyarrow: pip install 'videomem[eval]'") from None
+    try:
+        return pq.read_table(path).to_pylist()
+    except (OSError, ValueError) as exc:  # pyarrow's ArrowInvalid is a ValueError, ArrowIOError an OSError
+        raise DatasetError(f"{path}: not a readable parquet file ({' '.join(str(exc).split())})") from None
 
 
 def _as_list(data: Any, path: Path) -> list:
@@ -90,4 +108,11 @@ def _question(row: dict[str, Any], path: Path, index: int | str) -> Question:
         answer=answer_letter(require(row, "answer", str, path, index), len(options), path, index),
         categories=(require(row, "task_type", str, path, index),),
         video_id=video,
+        record={
+            "video_id": row.get("video_id"),
+            "duration": row.get("duration"),
+            "domain": row.get("domain"),
+            "sub_category": row.get("sub_category"),
+            "options": list(raw),
+        },
     )

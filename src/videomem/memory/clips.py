@@ -57,7 +57,7 @@ def open_frame(store: Store, relative: str) -> Image.Image:
         with Image.open(path) as image:
             return image.convert("RGB")
     except (OSError, ValueError) as exc:
-        raise StoreError(f"{path}: frame cannot be read ({exc}); re-run `videomem ingest --stages sample --force`") from None
+        raise StoreError(f"{path}: frame cannot be read ({exc}); re-run `videomem ingest` on its video to restore it") from None
 
 
 def transcript_of(store: Store, clip_ids: Sequence[int]) -> str:
@@ -178,9 +178,10 @@ def process_pending_clips(
 ) -> StageResult:
     """Run `work(clips, views)` over the clips not yet done for `stage`, a batch at a time.
 
-    A clip whose frames cannot be read is reported and left out of its batch. A model failure
-    ends the stage's run and is reported, not raised: the clips already done are committed,
-    and the next ingest resumes at the first clip left.
+    A clip whose frames cannot be read is reported and left out of its batch. A clip with no
+    frames and no speech (a gap in the video) has nothing to look at: it is marked done with no
+    model call. A model failure ends the stage's run and is reported, not raised: the clips
+    already done are committed, and the next ingest resumes at the first clip left.
     """
     clips = clips_of(store, video_ids)
     done = store.done_units(stage)
@@ -192,10 +193,17 @@ def process_pending_clips(
         clips, views = [], []
         for clip in batch:
             try:
-                views.append(clip_view(store, clip))
-                clips.append(clip)
+                view = clip_view(store, clip)
             except StoreError as exc:
                 result.failures.append((clip.unit, str(exc)))
+                continue
+            if view.frames or view.transcript:
+                views.append(view)
+                clips.append(clip)
+            else:
+                with store.transaction() as tx:
+                    Store.mark_done(tx, stage, clip.unit)
+                result.done += 1
         try:
             if clips:
                 work(clips, views)

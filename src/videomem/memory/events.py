@@ -3,6 +3,10 @@
 Captions are written in batches (one vision call per `caption_batch_size` clips, so GPU
 backends batch) but committed one clip per transaction together with the clip's progress, so
 a killed ingest loses at most the batch in flight and never writes a caption twice.
+
+A caption's `source` says where it came from: `generated` by this stage, or imported from a
+dataset's own captions (`pipeline/imports.py` marks those clips captioned, so this stage makes
+no vision call for them, and its `--force` reset leaves them to the import).
 """
 
 from __future__ import annotations
@@ -20,6 +24,8 @@ from videomem.store.vectors import ProgressFactory, VectorIndex, embedder_identi
 
 STAGE = "caption"
 INDEX_NAME = "events"
+GENERATED = "generated"
+"""`events.source` of captions this stage writes."""
 
 
 class EventMemory:
@@ -60,13 +66,16 @@ class EventMemory:
         for clip, caption in zip(clips, captions):
             with self.store.transaction() as tx:
                 tx.execute(
-                    "INSERT OR REPLACE INTO events (clip_id, video_id, t_start, t_end, text) VALUES (?, ?, ?, ?, ?)",
-                    (clip.id, clip.video_id, clip.t_start, clip.t_end, caption.strip()),
+                    "INSERT OR REPLACE INTO events (clip_id, video_id, t_start, t_end, text, source) "
+                    "VALUES (?, ?, ?, ?, ?, ?)",
+                    (clip.id, clip.video_id, clip.t_start, clip.t_end, caption.strip(), GENERATED),
                 )
                 Store.mark_done(tx, STAGE, clip.unit)
 
     def stats(self) -> dict[str, int]:
-        return {"captions": self.store.query("SELECT COUNT(*) AS n FROM events")[0]["n"]}
+        """Captions in all, and per source (generated, egolifecap, ...)."""
+        rows = self.store.query("SELECT source, COUNT(*) AS n FROM events GROUP BY source ORDER BY source")
+        return {"captions": sum(r["n"] for r in rows), **{f"{r['source']} captions": r["n"] for r in rows}}
 
     def retrieve(
         self, query: str, top_k: int, until: float | None = None, video_id: str | None = None
@@ -85,9 +94,10 @@ class EventMemory:
 
 
 def reset(store: Store, video_ids: Sequence[str]) -> None:
-    """Forget the captions of these videos so the next build writes them again (the index
-    notices the change through its fingerprint)."""
-    units = [c.unit for c in clips_of(store, video_ids)]
+    """Forget the captions this stage wrote for these videos so the next build writes them
+    again (the index notices the change through its fingerprint). Imported captions stay."""
+    imported = {r["clip_id"] for r in store.query("SELECT clip_id FROM events WHERE source != ?", (GENERATED,))}
+    units = [c.unit for c in clips_of(store, video_ids) if c.id not in imported]
     with store.transaction() as tx:
-        tx.executemany("DELETE FROM events WHERE video_id = ?", [(v,) for v in video_ids])
+        tx.executemany("DELETE FROM events WHERE video_id = ? AND source = ?", [(v, GENERATED) for v in video_ids])
         tx.executemany("DELETE FROM stage_progress WHERE stage = ? AND unit = ?", [(STAGE, u) for u in units])

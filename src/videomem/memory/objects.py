@@ -1,7 +1,9 @@
 """Key-value object memory (TeleMem).
 
 Per clip, the vision model lists the people and objects it sees as records — key: name, kind,
-appearance, identity cues; value: what the entity does or its state in that clip. Each record
+appearance, identity cues; value: what the entity does or its state in that clip. A clip whose
+caption was imported (EgoLifeCap) gets no vision pass: the text model reads its records from
+that caption instead. Each record
 is kept as an observation (provenance, with its clip's time range). Consolidation links
 observations of one entity to one object, in batches of `object_batch_size` so the language
 model never sees the whole memory at once: a cheap embedding gate on the key text proposes
@@ -27,6 +29,7 @@ import numpy as np
 from videomem.config import PipelineConfig
 from videomem.errors import ModelError
 from videomem.evidence import Evidence
+from videomem.memory import events
 from videomem.memory.clips import ClipRow, TimeText, clips_of, process_pending_clips, scope_sql
 from videomem.models.base import ClipView, ObjectRecord
 from videomem.models.registry import ModelSet
@@ -178,13 +181,26 @@ class ObjectMemory:
         )
 
     def _extract_batch(self, clips: list[ClipRow], views: list[ClipView]) -> None:
-        per_clip = self.models.vision.extract_objects(views)
-        if len(per_clip) != len(views):
-            raise RuntimeError(f"extract_objects returned {len(per_clip)} lists for {len(views)} clips")
+        marks = ",".join("?" * len(clips))
+        imported = {
+            r["clip_id"]: r["text"]
+            for r in self.store.query(
+                f"SELECT clip_id, text FROM events WHERE clip_id IN ({marks}) AND source != ?",
+                (*(c.id for c in clips), events.GENERATED),
+            )
+        }
+        seen = [i for i, c in enumerate(clips) if c.id not in imported]
+        read = [i for i, c in enumerate(clips) if c.id in imported]
+        per_clip: list[list[ObjectRecord]] = [[] for _ in clips]
+        if seen:
+            _place(per_clip, seen, self.models.vision.extract_objects([views[i] for i in seen]), "extract_objects")
+        if read:
+            texts = [imported[clips[i].id] for i in read]
+            _place(per_clip, read, self.models.language.extract_objects_from_text(texts), "extract_objects_from_text")
         for clip, records in zip(clips, per_clip):
             with self.store.transaction() as tx:
-                tx.executemany(
-                    "INSERT INTO object_observations (clip_id, video_id, t_start, t_end, name, kind, "
+                tx.executemany(  # a record listed twice for one clip is one observation
+                    "INSERT OR IGNORE INTO object_observations (clip_id, video_id, t_start, t_end, name, kind, "
                     "appearance_json, identity_json, value) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     [
                         (clip.id, clip.video_id, clip.t_start, clip.t_end, r.name, r.kind,
@@ -441,6 +457,14 @@ class ObjectMemory:
             recent = visible[-SHOWN_VALUES:]
             lines.append("Seen: " + " ".join(f"At {self._time(o.t_start)}: {o.record.value}" for o in recent))
         return " ".join(line.rstrip(".") + "." for line in lines)
+
+
+def _place(per_clip: list[list[ObjectRecord]], at: list[int], found: list[list[ObjectRecord]], task: str) -> None:
+    """Put the records a task found for the clips at positions `at` in place."""
+    if len(found) != len(at):
+        raise RuntimeError(f"{task} returned {len(found)} lists for {len(at)} clips")
+    for i, records in zip(at, found):
+        per_clip[i] = records
 
 
 def reset(store: Store, video_ids: Sequence[str]) -> None:

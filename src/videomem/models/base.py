@@ -17,7 +17,6 @@ and a question its own cost.
 
 from __future__ import annotations
 
-import re
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -263,6 +262,10 @@ class ConsolidationOut(BaseModel):
     retire: list[int] = Field(default_factory=list, description="ids of existing triplets it contradicts or outdates")
 
 
+class TranslationOut(BaseModel):
+    translation: str = Field(min_length=1)
+
+
 class ToolCall(BaseModel):
     """One ReAct step: a thought, then a tool name and its arguments (or `finish`)."""
 
@@ -277,14 +280,8 @@ class AnswerOut(BaseModel):
 
 
 OPTION_LETTERS = "ABCDE"
-"""Letters of multiple-choice options, the ones `AnswerOut.choice` allows."""
-_LEADING_LETTER = re.compile(r"^\(?([A-E])\)?(?:[.:)\s]|$)")
-
-
-def leading_letter(text: str, allowed: str = OPTION_LETTERS) -> str | None:
-    """The option letter a reply starts with ("B", "(B)", "B. the train"), if it is in `allowed`."""
-    match = _LEADING_LETTER.match(text.strip())
-    return match.group(1) if match and match.group(1) in allowed else None
+"""Letters of multiple-choice options, the ones `AnswerOut.choice` allows (`videomem.choice`
+reads which one a reply chose)."""
 
 
 class RetrievalDecision(BaseModel):
@@ -395,4 +392,14 @@ class LanguageTasks(Protocol):
 
     def respond(self, question: str, choices: list[str] | None, rounds: Sequence[RoundRecord]) -> AnswerOut:
         """WorldMM's response agent: the answer from the question and the retrieval rounds."""
+        ...
+
+    def translate(self, texts: Sequence[str], language: str) -> list[str]:
+        """Each text in `language` (imported captions; a backend without a translator returns
+        them as written and says so)."""
+        ...
+
+    def extract_objects_from_text(self, captions: Sequence[str]) -> list[list[ObjectRecord]]:
+        """Object records of a clip read from its caption alone (clips with imported captions,
+        which get no vision pass)."""
         ...

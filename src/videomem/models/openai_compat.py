@@ -2,9 +2,10 @@
 
 Requests of a batch run concurrently (up to `cfg.concurrency`), because a serving engine
 batches whatever arrives together. Transient failures (429, 5xx, dropped connections,
-timeouts) are retried with exponential backoff; anything left after the retries becomes one
-`ModelError` line that names the server URL and the role, so a wrong `base_url` or a server
-that is not up yet reads as such instead of as a traceback.
+timeouts) are retried with exponential backoff, within one overall deadline per request
+(`deadline_s`: no attempt starts after it, and the last one's timeout ends at it); anything
+left becomes one `ModelError` line that names the server URL and the role, so a wrong
+`base_url`, a server that is not up yet or one that never replies reads as such, in minutes.
 
 `options.extra_body` is merged into every chat request, for server-specific fields (for example
 vLLM's `chat_template_kwargs: {enable_thinking: false}` for Qwen3 thinking models).
@@ -23,7 +24,7 @@ from typing import Any
 import httpx
 import numpy as np
 from PIL.Image import Image
-from tenacity import Retrying, retry_if_exception, stop_after_attempt, wait_exponential
+from tenacity import Retrying, retry_if_exception, stop_after_attempt, stop_before_delay, wait_exponential
 
 from videomem.config import RoleConfig
 from videomem.errors import ModelError
@@ -101,29 +102,38 @@ class _Client:
 
     def post(self, path: str, payload: dict[str, Any]) -> dict[str, Any]:
         url = f"{self.base_url}{path}"
+        deadline = time.monotonic() + self.cfg.deadline_s
         retrying = Retrying(
-            stop=stop_after_attempt(self.cfg.max_retries + 1),
+            stop=stop_after_attempt(self.cfg.max_retries + 1) | stop_before_delay(self.cfg.deadline_s),
             wait=wait_exponential(multiplier=0.5, max=30),
             retry=retry_if_exception(_retryable),
             reraise=True,
         )
+        attempts = 0
         try:
             for attempt in retrying:
                 with attempt:
-                    response = self.http.post(url, json=payload)
+                    attempts += 1
+                    timeout = max(0.001, min(self.cfg.timeout_s, deadline - time.monotonic()))
+                    response = self.http.post(url, json=payload, timeout=timeout)
                     response.raise_for_status()
             return response.json()
         except httpx.TimeoutException:
-            reason = f"no answer within {self.cfg.timeout_s:g} s"
+            cut_short = attempts <= self.cfg.max_retries  # retries were left: the deadline stopped them
+            reason = (
+                f"no answer by the request deadline ({self.cfg.deadline_s:g} s, deadline_s)"
+                if cut_short or time.monotonic() >= deadline - 0.05
+                else f"no answer within {self.cfg.timeout_s:g} s"
+            )
         except httpx.TransportError as err:
             reason = f"cannot connect ({type(err).__name__}: {err or 'no detail'})"
         except httpx.HTTPStatusError as err:
             reason = f"HTTP {err.response.status_code}: {_error_detail(err.response)}"
         except ValueError as err:
             reason = f"reply is not JSON ({err})"
-        attempts = f" after {self.cfg.max_retries + 1} attempts" if self.cfg.max_retries else ""
+        tries = f" after {attempts} attempts" if attempts > 1 else ""
         who = f"{self.role} ({self.cfg.backend} backend, model {self.cfg.model!r})"
-        raise ModelError(" ".join(f"{who} at {url}: {reason}{attempts}".split())) from None
+        raise ModelError(" ".join(f"{who} at {url}: {reason}{tries}".split())) from None
 
 
 def _error_detail(response: httpx.Response, limit: int = 200) -> str:

@@ -20,6 +20,7 @@ from typing import Any, TypeVar
 import jsonschema
 from pydantic import BaseModel
 
+from videomem.choice import read_choice
 from videomem.config import RoleConfig
 from videomem.errors import MalformedOutputError
 from videomem.evidence import Evidence
@@ -48,11 +49,11 @@ from videomem.models.base import (
     StepRecord,
     SummaryOut,
     ToolCall,
+    TranslationOut,
     Triplet,
     TripletsOut,
     VisionLanguageModel,
     VLRequest,
-    leading_letter,
 )
 from videomem.models.oneline import one_line
 from videomem.models.templates import render
@@ -108,7 +109,7 @@ def _checked_answer(out: AnswerOut, choices: list[str] | None) -> AnswerOut:
     if not choices:
         return out.model_copy(update={"choice": None})
     allowed = OPTION_LETTERS[: len(choices)]
-    choice = out.choice if out.choice is not None else leading_letter(out.answer)
+    choice = out.choice if out.choice is not None else read_choice(out.answer, choices)
     if choice is None or choice not in allowed:
         raise ValueError(f"'choice' must be one of {', '.join(allowed)} (got {choice!r})")
     return out.model_copy(update={"choice": choice})
@@ -355,6 +356,16 @@ class PromptedLanguage(_Prompted):
         )
         request = LMRequest(prompt=prompt, json_schema=AnswerOut.model_json_schema())
         return self._ask("respond", [request], _answer_parser(choices))[0]
+
+    def translate(self, texts: Sequence[str], language: str) -> list[str]:
+        schema = TranslationOut.model_json_schema()
+        requests = [LMRequest(render("translate", language=language, text=text), json_schema=schema) for text in texts]
+        return [out.translation.strip() for out in self._ask_model("translate", requests, TranslationOut)]
+
+    def extract_objects_from_text(self, captions: Sequence[str]) -> list[list[ObjectRecord]]:
+        schema = ObjectsOut.model_json_schema()
+        requests = [LMRequest(render("extract_objects_from_text", caption=c), json_schema=schema) for c in captions]
+        return [out.objects for out in self._ask_model("extract_objects_from_text", requests, ObjectsOut)]
 
 
 def _numbered(texts: Sequence[str], start: int) -> str:

@@ -38,6 +38,8 @@ class StageResult:
     skipped: int = 0
     failures: list[tuple[str, str]] = field(default_factory=list)
     """(what failed — a file or unit —, one-line reason)."""
+    repaired: int = 0
+    """Derived files restored for work already done (frames deleted from the store)."""
 
 
 @dataclass

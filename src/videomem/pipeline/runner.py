@@ -1,4 +1,9 @@
-"""Local pipeline runner: find the videos, then run each stage the pipeline lists, in order."""
+"""Local pipeline runner: find the videos, then run each stage the pipeline lists, in order.
+
+An ingest holds the store's writer lock from start to end, records the pipeline it ran with
+(the `pipeline` key of the `meta` table, part of an eval run's fingerprint), and refuses a file
+whose id already names a different file in the store.
+"""
 
 from __future__ import annotations
 
@@ -15,6 +20,10 @@ from videomem.pipeline.base import Stage, StageContext, StageResult, VideoSource
 from videomem.store import Store
 from videomem.store.vectors import ProgressFactory
 from videomem.timeline import TimelineKind, egolife_start
+from videomem.video.probe import content_hash
+
+PIPELINE_META = "pipeline"
+"""`meta` key of the pipeline (validated, as JSON) the last ingest into a store ran with."""
 
 VIDEO_EXTENSIONS = {".mp4", ".mkv", ".avi", ".mov", ".webm", ".m4v", ".mpg", ".mpeg", ".ts", ".flv", ".wmv"}
 TRANSCRIPT_EXTENSIONS = (".srt", ".vtt", ".json")
@@ -110,28 +119,83 @@ def ingest(
     force: bool = False,
     show_progress: bool = True,
     bars: ProgressFactory | None = None,
+    captions: str | Path | None = None,
+    transcripts: str | Path | None = None,
 ) -> IngestReport:
     """Run the pipeline's stages (or `stages`) over `paths` into `store`.
 
     A bad file is reported in the result and skipped; the others are ingested. `bars` replaces
     the terminal's progress bars (`StageContext.progress`), for a caller that reports progress.
+    `captions` and `transcripts` are EgoLifeCap directories imported right after sampling
+    (pipeline/imports.py).
     """
     chosen = tuple(stages) if stages else pipeline.stages
     unknown = [s for s in chosen if s not in STAGE_ORDER]
     if unknown:
         raise ConfigError(f"--stages: unknown stage {unknown[0]!r}; allowed: {', '.join(STAGE_ORDER)}")
-    sources, failures = discover_sources(paths, timeline)
-    report = IngestReport(failures=failures)
-    ctx = StageContext(
-        store, pipeline, models_factory, workers=workers, force=force, show_progress=show_progress, bars=bars
-    )
-    for name in STAGE_ORDER:
-        if name not in chosen:
-            continue
-        stage = build_stage(name)
-        if force:
-            stage.reset(store, sources)
-        report.results.append(stage.run(ctx, sources))
+    imports = _import_stages(captions, transcripts, timeline)
+    with store.writer():
+        sources, failures = discover_sources(paths, timeline)
+        sources, conflicts = _same_files(store, sources, replace=force)
+        report = IngestReport(failures=failures + conflicts)
+        with store.transaction() as tx:
+            Store.set_meta(tx, PIPELINE_META, pipeline.model_dump_json())
+        ctx = StageContext(
+            store, pipeline, models_factory, workers=workers, force=force, show_progress=show_progress, bars=bars
+        )
+        planned = [build_stage(name) for name in STAGE_ORDER if name in chosen]
+        after_sample = 1 if planned and planned[0].name == "sample" else 0
+        planned[after_sample:after_sample] = imports
+        for stage in planned:
+            if force:
+                stage.reset(store, sources)
+            report.results.append(stage.run(ctx, sources))
     if ctx.models_built is not None:
         report.usage = ctx.models_built.meter.by_role()
     return report
+
+
+def _import_stages(captions: str | Path | None, transcripts: str | Path | None, timeline: TimelineKind) -> list[Stage]:
+    """One import step per EgoLifeCap directory given; their files are checked before any video
+    is decoded, so a misnamed file stops the run at once."""
+    from videomem.pipeline.imports import ImportStage
+
+    given = [(kind, d) for kind, d in (("transcripts", transcripts), ("captions", captions)) if d is not None]
+    if given and timeline != "egolife":
+        raise ConfigError("--captions/--transcripts: EgoLifeCap files are placed by day and hour; use --timeline egolife")
+    stages: list[Stage] = []
+    for kind, directory in given:
+        try:
+            stages.append(ImportStage(kind, directory))
+        except VideomemError as exc:
+            raise ConfigError(f"--{kind}: {exc}") from None
+    return stages
+
+
+def _same_files(
+    store: Store, sources: list[VideoSource], replace: bool
+) -> tuple[list[VideoSource], list[tuple[str, str]]]:
+    """Sources whose id is new to the store or names this very file (same path, or same content
+    hash: a moved file resumes), and a failure for each id that names a different file. With
+    `replace` (--force) the new file replaces the stored one."""
+    stored = {r["id"]: r for r in store.query("SELECT id, path, content_hash FROM videos")}
+    kept, conflicts = [], []
+    for source in sources:
+        row = stored.get(source.video_id)
+        if row is None or replace or Path(row["path"]).resolve() == source.path.resolve():
+            kept.append(source)
+            continue
+        try:
+            same = row["content_hash"] is not None and content_hash(source.path) == row["content_hash"]
+        except OSError:
+            same = False
+        if same:
+            kept.append(source)
+        else:
+            conflicts.append((
+                str(source.path),
+                f"its id {source.video_id!r} already names a different file in the store, {row['path']}; "
+                "rename this file (a video's id is its file name without extension), use another --store, "
+                "or pass --force to replace the stored video",
+            ))
+    return kept, conflicts

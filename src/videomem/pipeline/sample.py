@@ -7,6 +7,12 @@ whose transaction never committed is simply written again.
 
 Unit keys are `"{video_id}:{clip index}"`. With `--workers N`, N processes decode and write
 JPEGs for different videos (or parts of one long video); only the main process writes SQLite.
+
+A frame is stored only inside its own clip's time range. A clip the video has no frame for (a
+long gap between frames, or past the end of a cut-off file) is recorded with no frames; when
+that is the video's end, the summary reports the file as truncated with the time its frames
+stop. A re-run restores frame files deleted from the store at their recorded times (`repair`),
+touching no row, so nothing built on those frames is redone.
 """
 
 from __future__ import annotations
@@ -30,13 +36,15 @@ from videomem.errors import VideoError, VideomemError
 from videomem.pipeline.base import StageContext, StageResult, VideoSource
 from videomem.store import Store
 from videomem.video.clips import ClipSpan, plan_clips
-from videomem.video.decode import FrameSampler
-from videomem.video.probe import VideoInfo, probe
+from videomem.video.decode import FrameRequest, FrameSampler
+from videomem.video.probe import VideoInfo, content_hash, frames_end, probe
 from videomem.video.transcripts import Segment, align, load_transcript
 
 STAGE = "sample"
 MIN_CHUNK = 8
 """Clips per worker task at least, so a task's set-up (open, seek) is paid over several clips."""
+EDGE = 1e-3
+"""Seconds of float slack at a clip's edges when checking that a frame lies inside it."""
 
 
 def unit_key(video_id: str, index: int) -> str:
@@ -85,6 +93,8 @@ def sample_clips(job: ClipJob) -> Iterator[SampledClip]:
             frames = sampler.read(clip.frame_requests(job.frames_per_clip, job.tolerance))
             written = []
             for k, frame in enumerate(frames):
+                if frame is None or not clip.t_start - EDGE <= frame.t <= clip.t_end + EDGE:
+                    continue
                 rel = frame_relpath(job.video_id, clip.index, k)
                 Image.fromarray(frame.image).save(root / rel, "JPEG", quality=job.jpeg_quality)
                 height, width = frame.image.shape[:2]
@@ -128,10 +138,15 @@ class SampleStage:
             todo = [c for c in clips if unit_key(source.video_id, c.index) not in done]
             result.skipped += len(clips) - len(todo)
             _record_video(store, source, info)
+            try:
+                result.repaired += repair(store, cfg, source, info)
+            except VideomemError as exc:
+                result.failures.append((str(source.path), _reason(exc, source.path)))
             videos[source.video_id] = _Video(source, info, align(segments, clips))
             jobs += _jobs(store, cfg, info, source.video_id, todo, ctx.workers)
 
         failed: set[str] = set()
+        empty: dict[str, set[int]] = {}
         with ctx.progress(sum(len(j.clips) for j in jobs), desc="sample") as bar:
             for job, outcome in _outcomes(jobs, ctx.workers):
                 video = videos[job.video_id]
@@ -141,8 +156,14 @@ class SampleStage:
                         result.failures.append((str(video.source.path), _reason(outcome, Path(job.info.path))))
                     continue
                 _write_clip(store, video, outcome)
+                if not outcome.frames:
+                    empty.setdefault(job.video_id, set()).add(outcome.clip.index)
                 result.done += 1
                 bar.update(1)
+        for video_id, indices in empty.items():
+            video = videos[video_id]
+            if len(plan_clips(video.info.duration, cfg.clip_seconds)) - 1 in indices and video_id not in failed:
+                result.failures.append((str(video.source.path), _truncated(video, indices)))
         return result
 
     def reset(self, store: Store, sources: list[VideoSource]) -> None:
@@ -163,6 +184,34 @@ class SampleStage:
             shutil.rmtree(store.frames_dir / source.video_id, ignore_errors=True)
 
 
+def repair(store: Store, cfg: PipelineConfig, source: VideoSource, info: VideoInfo) -> int:
+    """Write again the frame files of this video that are missing from the store, each at its
+    recorded time through the decoder path that first wrote it (windowed: PyAV, a keyframe alone
+    when it was one; exact: decord), so the same frame comes back under the same name. Returns
+    how many were restored."""
+    rows = store.query("SELECT t, path FROM frames WHERE video_id = ? ORDER BY t", (source.video_id,))
+    missing = [r for r in rows if not (store.root / r["path"]).is_file()]
+    if not missing:
+        return 0
+    times = [r["t"] - source.t_offset for r in missing]
+    requests = [FrameRequest(t, t - EDGE, t + EDGE) if cfg.keyframe_tolerance > 0 else FrameRequest.at(t) for t in times]
+    with FrameSampler(info, max_side=cfg.frame_max_side) as sampler:
+        frames = sampler.read(requests)
+    for row, t, frame in zip(missing, times, frames):
+        if frame is None or abs(frame.t - t) > EDGE:
+            raise VideoError(f"{source.path}: cannot restore {row['path']}: the video has no frame at {t:.3f}s any more")
+        (store.root / row["path"]).parent.mkdir(parents=True, exist_ok=True)
+        Image.fromarray(frame.image).save(store.root / row["path"], "JPEG", quality=cfg.jpeg_quality)
+    return len(missing)
+
+
+def _truncated(video: _Video, empty: set[int]) -> str:
+    return (
+        f"truncated: its frames stop at {frames_end(video.info):.1f}s of the {video.info.duration:.1f}s its header "
+        f"states; {len(empty)} clip(s) without frames are stored empty"
+    )
+
+
 def _references(store: Store, target: str) -> list[tuple[str, str]]:
     """(table, column) pairs with a foreign key into `target`, in the schema as it is now."""
     tables = [r[0] for r in store.query("SELECT name FROM sqlite_master WHERE type = 'table'")]
@@ -175,14 +224,20 @@ def _references(store: Store, target: str) -> list[tuple[str, str]]:
 
 
 def _record_video(store: Store, source: VideoSource, info: VideoInfo) -> None:
+    """The video's row, with the content hash that tells a moved copy from a different file
+    (hashed once per path: a resumed ingest reads nothing more of the file)."""
+    known = store.query("SELECT path, content_hash FROM videos WHERE id = ?", (source.video_id,))
+    same_path = known and known[0]["path"] == str(source.path) and known[0]["content_hash"]
+    digest = known[0]["content_hash"] if same_path else content_hash(source.path)
     with store.transaction() as tx:
         tx.execute(
-            """INSERT INTO videos (id, path, t_offset, duration, fps, n_frames, width, height, rotation, probe_json)
-               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """INSERT INTO videos (id, path, t_offset, duration, fps, n_frames, width, height, rotation, probe_json,
+                 content_hash)
+               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                ON CONFLICT (id) DO UPDATE SET path = excluded.path, t_offset = excluded.t_offset,
                  duration = excluded.duration, fps = excluded.fps, n_frames = excluded.n_frames,
                  width = excluded.width, height = excluded.height, rotation = excluded.rotation,
-                 probe_json = excluded.probe_json""",
+                 probe_json = excluded.probe_json, content_hash = excluded.content_hash""",
             (
                 source.video_id,
                 str(source.path),
@@ -194,6 +249,7 @@ def _record_video(store: Store, source: VideoSource, info: VideoInfo) -> None:
                 info.height,
                 info.rotation,
                 json.dumps(info.to_json(), sort_keys=True),
+                digest,
             ),
         )
 

@@ -98,7 +98,7 @@ class Readers:
     """A pool of reader threads over one store directory."""
 
     def __init__(self, store_dir: Path, models: ModelSet, cfg: AgentConfig, threads: int = 8) -> None:
-        with Store(store_dir) as store:  # no store there: one line now, not in every question
+        with Store(store_dir, read_only=True) as store:  # no store there: one line now, not in every question
             self.frames_dir = store.frames_dir.resolve()
         self.store_dir = store_dir
         self.models = models
@@ -128,7 +128,7 @@ class Readers:
             return held[1]
         if held is not None:
             held[1].store.close()
-        generation, store = self._generation, Store(self.store_dir)
+        generation, store = self._generation, Store(self.store_dir, read_only=True)
         reader = Reader(store, Agent(store, self.models, self.cfg), TimeText(store))
         self._local.held = (generation, reader)
         return reader

@@ -4,13 +4,19 @@ Layout of a store directory:
     memory.sqlite        every row of memory and the progress of every stage
     frames/<video_id>/   sampled frames as JPEG (paths in the `frames` table are relative)
     index/               derived vector indexes and graphs; rebuilt from SQLite when missing or stale
+    writer.lock          held (flock) by the one process writing the store; holds its pid
 
 Writes for one unit of work happen in one transaction (`with store.transaction() as tx`), so a
-killed ingest resumes where it stopped and never duplicates rows.
+killed ingest resumes where it stopped and never duplicates rows; uniqueness constraints make a
+duplicate impossible even so. A store has one writer at a time (`with store.writer():`, which
+ingest takes); any number of readers open it with `read_only=True`, which uses SQLite's
+`mode=ro` and never writes, so a store on read-only media or owned by someone else can be read.
 """
 
 from __future__ import annotations
 
+import fcntl
+import os
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -19,6 +25,7 @@ from pathlib import Path
 from videomem.errors import StoreError
 
 DB_NAME = "memory.sqlite"
+WRITER_LOCK = "writer.lock"
 
 MIGRATIONS: tuple[str, ...] = (
     # 1: videos, clips, frames, transcripts, stage progress
@@ -157,6 +164,24 @@ MIGRATIONS: tuple[str, ...] = (
     );
     CREATE INDEX episodic_triplets_caption ON episodic_triplets (caption_id);
     """,
+    # where each caption and transcript line comes from: written by the caption stage / a
+    # sidecar file (the defaults), or imported from a dataset's own files ('egolifecap')
+    """
+    ALTER TABLE events ADD COLUMN source TEXT NOT NULL DEFAULT 'generated';
+    ALTER TABLE transcripts ADD COLUMN source TEXT NOT NULL DEFAULT 'sidecar';
+    """,
+    # no unit of work can be stored twice (two writers once doubled the object memory); a
+    # video remembers which file it came from. Duplicates an older store holds are dropped first.
+    """
+    DELETE FROM object_observations WHERE id NOT IN (
+        SELECT MIN(id) FROM object_observations GROUP BY clip_id, name, kind, appearance_json, identity_json, value);
+    DELETE FROM objects WHERE id NOT IN (SELECT object_id FROM object_observations WHERE object_id IS NOT NULL);
+    CREATE UNIQUE INDEX observations_once ON object_observations
+        (clip_id, name, kind, appearance_json, identity_json, value);
+    DELETE FROM frames WHERE id NOT IN (SELECT MIN(id) FROM frames GROUP BY path);
+    CREATE UNIQUE INDEX frames_path ON frames (path);
+    ALTER TABLE videos ADD COLUMN content_hash TEXT;
+    """,
     # semantic memory (WorldMM): lasting triplets induced per coarse segment, consolidated over
     # time. valid_from / retired_at are corpus seconds (retired_at NULL: still valid); scope as
     # in episodic_captions (a video's id, or '' on a corpus timeline). Evidence: the episodic
@@ -193,24 +218,39 @@ SCHEMA_VERSION = len(MIGRATIONS)
 
 
 class Store:
-    """An open store directory. Not shared across processes for writing at once: one writer."""
+    """An open store directory: read-write (migrated to the current schema on open), or
+    `read_only`. Writers take `writer()` so that two processes never write one store at once."""
 
-    def __init__(self, root: str | Path, *, create: bool = False) -> None:
+    def __init__(self, root: str | Path, *, create: bool = False, read_only: bool = False) -> None:
         self.root = Path(root)
+        self.read_only = read_only
+        self._writer: int | None = None
+        self._writer_depth = 0
         db_path = self.root / DB_NAME
         if not db_path.exists():
-            if not create:
+            if not create or read_only:
                 raise StoreError(f"{self.root}: no store here (run `videomem ingest ... --store {self.root}` first)")
             if self.root.exists() and not self.root.is_dir():
                 raise StoreError(f"{self.root}: exists and is not a directory")
-            self.root.mkdir(parents=True, exist_ok=True)
+            try:
+                self.root.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise StoreError(f"{self.root}: cannot create a store here ({_os_reason(exc)})") from None
         try:
-            self.conn = sqlite3.connect(db_path, timeout=30, isolation_level=None)
-            self.conn.row_factory = sqlite3.Row
-            self.conn.execute("PRAGMA journal_mode=WAL")
-            self.conn.execute("PRAGMA foreign_keys=ON")
-            self.conn.execute("PRAGMA synchronous=NORMAL")
-            self._migrate()
+            if read_only:
+                self.conn = _connect_read_only(db_path)
+                self._check_schema()
+            else:
+                self.conn = sqlite3.connect(db_path, timeout=30, isolation_level=None)
+                self.conn.row_factory = sqlite3.Row
+                self.conn.execute("PRAGMA journal_mode=WAL")
+                self.conn.execute("PRAGMA foreign_keys=ON")
+                self.conn.execute("PRAGMA synchronous=NORMAL")
+                self._migrate()
+        except sqlite3.OperationalError as exc:
+            if "readonly" in str(exc) or "unable to open" in str(exc):
+                raise StoreError(f"{db_path}: cannot be written ({exc})") from None
+            raise StoreError(f"{db_path}: not a usable SQLite store ({exc})") from None
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"{db_path}: not a usable SQLite store ({exc})") from None
 
@@ -222,30 +262,74 @@ class Store:
     def index_dir(self) -> Path:
         return self.root / "index"
 
-    def _migrate(self) -> None:
-        self.conn.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
-        row = self.conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
-        version = int(row[0]) if row else 0
+    def _stored_version(self) -> int:
+        version = int(self.meta("schema_version") or 0)
         if version > SCHEMA_VERSION:
             raise StoreError(
                 f"{self.root}: store schema v{version} is newer than this videomem (v{SCHEMA_VERSION}); upgrade videomem"
             )
-        for number in range(version, SCHEMA_VERSION):
+        return version
+
+    def _check_schema(self) -> None:
+        """A reader cannot migrate: an older store is upgraded by the next ingest."""
+        version = self._stored_version()
+        if version < SCHEMA_VERSION:
+            raise StoreError(
+                f"{self.root}: store schema v{version} is older than this videomem (v{SCHEMA_VERSION}); "
+                "re-run `videomem ingest` on its videos once to upgrade it (finished work is kept)"
+            )
+
+    def _migrate(self) -> None:
+        self.conn.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+        for number in range(self._stored_version(), SCHEMA_VERSION):
             with self.transaction() as tx:
                 for statement in MIGRATIONS[number].split(";"):
                     if statement.strip():
                         tx.execute(statement)
-                tx.execute(
-                    "INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)", (str(number + 1),)
-                )
+                self.set_meta(tx, "schema_version", str(number + 1))
 
     @property
     def schema_version(self) -> int:
-        return int(self.conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0])
+        return int(self.meta("schema_version") or 0)
+
+    @contextmanager
+    def writer(self) -> Iterator[Store]:
+        """Hold the store's writer lock: a second writer (another process, or another Store
+        object on this directory) is refused with one line naming the holder's pid. The lock is
+        the kernel's (flock), so a killed writer never leaves it behind."""
+        if self.read_only:
+            raise StoreError(f"{self.root}: opened read-only; it cannot be written")
+        if self._writer is None:
+            try:
+                fd = os.open(self.root / WRITER_LOCK, os.O_RDWR | os.O_CREAT, 0o644)
+            except OSError as exc:
+                raise StoreError(f"{self.root}: cannot take the writer lock ({_os_reason(exc)})") from None
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                holder = os.pread(fd, 32, 0).decode(errors="replace").strip() or "unknown"
+                os.close(fd)
+                raise StoreError(
+                    f"{self.root}: another videomem process (pid {holder}) is writing this store; "
+                    "wait for it to finish, then run this again"
+                ) from None
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+            self._writer = fd
+        self._writer_depth += 1
+        try:
+            yield self
+        finally:
+            self._writer_depth -= 1
+            if self._writer_depth == 0:
+                os.close(self._writer)  # releases the flock
+                self._writer = None
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
         """One unit of work: all of it is committed, or none of it (on error or a kill)."""
+        if self.read_only:
+            raise StoreError(f"{self.root}: opened read-only; it cannot be written")
         self.conn.execute("BEGIN IMMEDIATE")
         try:
             yield self.conn
@@ -256,6 +340,15 @@ class Store:
 
     def query(self, sql: str, params: tuple | dict = ()) -> list[sqlite3.Row]:
         return self.conn.execute(sql, params).fetchall()
+
+    def meta(self, key: str) -> str | None:
+        """A value of the `meta` table (schema version, the pipeline that built the store)."""
+        row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return row[0] if row else None
+
+    @staticmethod
+    def set_meta(tx: sqlite3.Connection, key: str, value: str) -> None:
+        tx.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, value))
 
     def is_done(self, stage: str, unit: str) -> bool:
         return (
@@ -285,3 +378,30 @@ class Store:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _connect_read_only(db_path: Path) -> sqlite3.Connection:
+    """SQLite's `mode=ro`; where even that cannot work because the directory is not writable
+    (a WAL reader needs its shared-memory file), `immutable=1`: nobody can write there either."""
+    uri = db_path.resolve().as_uri()
+    conn = _connect(f"{uri}?mode=ro")
+    try:
+        conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
+        return conn
+    except sqlite3.OperationalError:
+        conn.close()
+        if os.access(db_path.parent, os.W_OK):
+            raise
+    conn = _connect(f"{uri}?immutable=1")
+    conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
+    return conn
+
+
+def _connect(uri: str) -> sqlite3.Connection:
+    conn = sqlite3.connect(uri, uri=True, timeout=30, isolation_level=None)
+    conn.row_factory = sqlite3.Row
+    return conn
+
+
+def _os_reason(exc: OSError) -> str:
+    return f"{exc.strerror}: {exc.filename}" if exc.filename else str(exc.strerror or exc)

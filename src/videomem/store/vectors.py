@@ -12,13 +12,22 @@ rows (query time `until`, one `video_id`) happens in SQL first; the allowed ids 
 as an `IDSelectorBatch`, so the top k are the true top k among visible rows for any store size
 (over-fetching and filtering afterwards can return fewer than k when most rows are hidden).
 Selectors only work on CPU indexes, which is why a GPU copy is not made.
+
+Saving is safe with several processes at once: each writes its own temporary files (named with
+its pid; those a killed writer left are removed by the next save), and the index and its
+sidecar replace the old pair while the index's lock file is held, so a reader never loads a
+half-written index or an index with another one's sidecar. A reader of a store
+it cannot write (read-only media, another user's store) keeps a rebuilt index in memory only.
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import hashlib
 import json
 import os
+import tempfile
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Protocol
@@ -68,6 +77,40 @@ def _faiss():
     import faiss
 
     return faiss
+
+
+def _reason(exc: OSError | RuntimeError) -> str:
+    if isinstance(exc, OSError):
+        return f"{exc.strerror}: {exc.filename}" if exc.filename else str(exc.strerror or exc)
+    text = " ".join(str(exc).split())
+    return text[text.find("could not open") :] if "could not open" in text else text[:200]
+
+
+def _temp_name(path: Path) -> Path:
+    """A fresh, unique name beside `path` for one writer's temporary copy: `.NAME.PID.XXXX.tmp`."""
+    fd, name = tempfile.mkstemp(prefix=f".{path.name}.{os.getpid()}.", suffix=".tmp", dir=path.parent)
+    os.close(fd)
+    return Path(name)
+
+
+def _sweep(*paths: Path) -> None:
+    """Remove temporary copies of these files whose writer is no longer running (it was killed)."""
+    for path in paths:
+        for tmp in path.parent.glob(f".{path.name}.*.tmp"):
+            pid = tmp.name[len(path.name) + 2 :].split(".")[0]
+            if pid.isdigit() and not _running(int(pid)):
+                with contextlib.suppress(OSError):
+                    tmp.unlink()
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 class VectorIndex:
@@ -163,16 +206,29 @@ class VectorIndex:
         return index
 
     def _save(self, meta: dict) -> None:
-        self.store.index_dir.mkdir(parents=True, exist_ok=True)
-        tmp_index = self.path.with_suffix(".faiss.tmp")
-        tmp_meta = self.meta_path.with_suffix(".json.tmp")
+        """Write the index and its sidecar under temporary names of this writer's own, then put
+        both in place under the index's lock. A store opened read-only that cannot be written
+        keeps the index in memory; any other failure is one line."""
+        tmp_index = tmp_meta = None
         try:
+            self.store.index_dir.mkdir(parents=True, exist_ok=True)
+            tmp_index = _temp_name(self.path)
+            tmp_meta = _temp_name(self.meta_path)
             _faiss().write_index(self._index, str(tmp_index))
             tmp_meta.write_text(json.dumps(meta))
-            os.replace(tmp_index, self.path)
-            os.replace(tmp_meta, self.meta_path)
-        except OSError as exc:
-            raise StoreError(f"{self.store.index_dir}: cannot write index {self.name!r} ({exc.strerror})") from None
+            with open(self.store.index_dir / f"{self.name}.lock", "a") as lock:
+                fcntl.flock(lock, fcntl.LOCK_EX)
+                os.replace(tmp_index, self.path)
+                os.replace(tmp_meta, self.meta_path)
+                _sweep(self.path, self.meta_path)
+        except (OSError, RuntimeError) as exc:  # faiss reports a file it cannot open as RuntimeError
+            for tmp in (tmp_index, tmp_meta):
+                if tmp is not None:
+                    with contextlib.suppress(OSError):
+                        tmp.unlink()
+            if self.store.read_only:
+                return
+            raise StoreError(f"{self.store.index_dir}: cannot write index {self.name!r} ({_reason(exc)})") from None
 
     def _vectors(self, payloads: Sequence[Payload]) -> np.ndarray:
         return self._checked(self.embedder.embed(list(payloads)), len(payloads))

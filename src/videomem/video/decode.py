@@ -13,6 +13,11 @@ paths avoid that:
   presentation time at or before `t`). decord seeks fast; PyAV and OpenCV are fallbacks for
   files decord cannot read.
 
+A request the video has no frame for — a window that falls in a long gap between frames, or
+past the end of a truncated file — gets None, never a frame from elsewhere: a frame from after
+`hi` would put later content under an earlier clip (and leak it past a query time), one from
+before `lo` earlier content under a later clip.
+
 Frame times are presentation timestamps relative to the first frame, so variable-frame-rate
 video is sampled by time, not by frame index × fps. Frames are scaled to a maximum side and
 turned upright (display matrix), so a phone video comes out the way it was filmed.
@@ -83,7 +88,7 @@ def _upright(image: np.ndarray, rotation: int) -> np.ndarray:
 class _Backend(Protocol):
     name: str
 
-    def read(self, requests: Sequence[FrameRequest]) -> list[Frame]: ...
+    def read(self, requests: Sequence[FrameRequest]) -> list[Frame | None]: ...
 
     def close(self) -> None: ...
 
@@ -125,10 +130,10 @@ class _PyAVReader:
         image = self._reformatter.reformat(frame, width, height, "rgb24", interpolation="AREA").to_ndarray()
         return Frame(self._time(frame.pts), _upright(image, self._info.rotation), keyframe)
 
-    def read(self, requests: Sequence[FrameRequest]) -> list[Frame]:
+    def read(self, requests: Sequence[FrameRequest]) -> list[Frame | None]:
         return [self._exact(r) if r.is_exact else self._windowed(r) for r in requests]
 
-    def _windowed(self, req: FrameRequest) -> Frame:
+    def _windowed(self, req: FrameRequest) -> Frame | None:
         self._seek(req.t)
         packets: list[av.Packet] = []
         for packet in self._container.demux(self._stream):
@@ -144,26 +149,31 @@ class _PyAVReader:
             self._codec.flush_buffers()
             if decoded:
                 return self._to_frame(decoded[0], keyframe=True)
-        return self._decode_into_window(packets, req)
+        if req.hi - req.lo >= _NONREF_MIN_WINDOW:
+            found = self._decode_into_window(packets, req, "NONREF")
+            if found is not None:
+                return found
+        # Every frame, when skipping unreferenced ones found none (or the window is narrow).
+        return self._decode_into_window(packets, req, "DEFAULT")
 
-    def _decode_into_window(self, packets: list[av.Packet], req: FrameRequest) -> Frame:
-        """Decode from the keyframe on to the first frame at or after `lo`."""
-        self._codec.skip_frame = "NONREF" if req.hi - req.lo >= _NONREF_MIN_WINDOW else "DEFAULT"
-        last = None
+    def _decode_into_window(self, packets: list[av.Packet], req: FrameRequest, skip: str) -> Frame | None:
+        """Decode from the keyframe on to the first frame in [lo, hi]; None when the frames jump
+        past the window, or end, without one in it."""
+        self._codec.skip_frame = skip
         try:
             for packet in [*packets, None]:
                 for frame in self._codec.decode(packet):
                     if frame.pts is None:
                         continue
-                    last = frame
-                    if self._time(frame.pts) >= req.lo - _EPS:
+                    t = self._time(frame.pts)
+                    if t > req.hi + _EPS:
+                        return None
+                    if t >= req.lo - _EPS:
                         return self._to_frame(frame, keyframe=False)
         finally:
             self._codec.skip_frame = "DEFAULT"
             self._codec.flush_buffers()
-        if last is None:
-            raise VideoError(f"{self._info.path}: no frame decodes near {req.t:.2f}s")
-        return self._to_frame(last, keyframe=False)
+        return None
 
     def _decoded(self) -> Iterator[av.VideoFrame]:
         for packet in self._container.demux(self._stream):
@@ -184,8 +194,9 @@ class _PyAVReader:
             return i >= 0 and self._keys[i] > position + _EPS
         return t - position > _SEEK_AHEAD
 
-    def _exact(self, req: FrameRequest) -> Frame:
-        """The frame on screen at t: the last one whose time is at or before t."""
+    def _exact(self, req: FrameRequest) -> Frame | None:
+        """The frame on screen at t: the last one whose time is at or before t (None when the
+        first frame this seek finds comes later)."""
         if self._must_seek(req.t):
             self._seek(req.t)
             self._frames = self._decoded()
@@ -194,10 +205,11 @@ class _PyAVReader:
         while self._ahead is not None and self._time(self._ahead.pts) <= req.t + _EPS:
             self._prev = self._ahead
             self._ahead = next(self._frames, None)
-        chosen = self._prev if self._prev is not None else self._ahead
-        if chosen is None:
-            raise VideoError(f"{self._info.path}: no frame decodes near {req.t:.2f}s")
-        return self._to_frame(chosen, keyframe=False)
+        if self._prev is None:
+            if self._ahead is None:
+                raise VideoError(f"{self._info.path}: no frame decodes near {req.t:.2f}s")
+            return None
+        return self._to_frame(self._prev, keyframe=False)
 
     def close(self) -> None:
         self._container.close()
@@ -218,7 +230,7 @@ class _DecordReader:
         starts = self._reader.get_frame_timestamp(range(len(self._reader)))[:, 0].astype(float)
         self._times = (starts - starts[0]).tolist()
 
-    def read(self, requests: Sequence[FrameRequest]) -> list[Frame]:
+    def read(self, requests: Sequence[FrameRequest]) -> list[Frame | None]:
         indices = [max(0, bisect.bisect_right(self._times, r.t + _EPS) - 1) for r in requests]
         batch = self._reader.get_batch(indices).asnumpy()
         return [Frame(self._times[i], image, keyframe=False) for i, image in zip(indices, batch)]
@@ -240,8 +252,8 @@ class _OpenCVReader:
             raise VideoError(f"{info.path}: OpenCV cannot open it")
         self._cap.set(cv2.CAP_PROP_ORIENTATION_AUTO, 0)
 
-    def read(self, requests: Sequence[FrameRequest]) -> list[Frame]:
-        frames = []
+    def read(self, requests: Sequence[FrameRequest]) -> list[Frame | None]:
+        frames: list[Frame | None] = []
         for req in requests:
             index = min(self._info.n_frames - 1, int(math.floor(req.t * self._info.fps + _EPS)))
             self._cap.set(cv2.CAP_PROP_POS_FRAMES, index)
@@ -254,6 +266,11 @@ class _OpenCVReader:
 
     def close(self) -> None:
         self._cap.release()
+
+
+def _answers(req: FrameRequest, frame: Frame) -> bool:
+    """A frame from inside the window (an exact request: on screen by `t`, so never later)."""
+    return frame.t <= req.hi + _EPS and (req.is_exact or frame.t >= req.lo - _EPS)
 
 
 _BACKENDS = {"pyav": _PyAVReader, "decord": _DecordReader, "opencv": _OpenCVReader}
@@ -293,7 +310,9 @@ class FrameSampler:
         self.used: str | None = None
         """The backend that served the last read."""
 
-    def read(self, requests: Sequence[FrameRequest]) -> list[Frame]:
+    def read(self, requests: Sequence[FrameRequest]) -> list[Frame | None]:
+        """One entry per request: its frame, or None when the video has none for it (nothing
+        in the window; for an exact request, nothing on screen yet or a frame after `t`)."""
         if not requests:
             return []
         exact = all(r.is_exact for r in requests)
@@ -311,7 +330,7 @@ class FrameSampler:
                 self._close(name)
                 continue
             self.used = name
-            return frames
+            return [f if f is not None and _answers(r, f) else None for r, f in zip(requests, frames)]
         reasons = "; ".join(f"{n}: {why}" for n, why in self._failed.items())
         raise VideoError(f"{self.info.path}: cannot decode frames near {requests[0].t:.1f}s ({reasons})")
 

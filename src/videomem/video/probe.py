@@ -10,6 +10,7 @@ reports frame times on that origin, whatever the container's own start time is.
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -18,6 +19,8 @@ import av
 from videomem.errors import VideoError
 
 _MP4_BOXES = (b"ftyp", b"moov", b"mdat", b"free", b"wide", b"skip")
+HASH_SPAN = 1 << 20
+"""Bytes read from each end of a file for its content hash."""
 
 
 @dataclass(frozen=True)
@@ -46,6 +49,21 @@ class VideoInfo:
 
     def to_json(self) -> dict:
         return asdict(self)
+
+
+def content_hash(path: str | Path) -> str:
+    """SHA-256 of a file's size, first MiB and last MiB: tells two different videos apart (their
+    headers, index and compressed data differ) without reading hours of footage."""
+    path = Path(path)
+    digest = hashlib.sha256()
+    with path.open("rb") as fh:
+        size = fh.seek(0, 2)
+        digest.update(str(size).encode())
+        fh.seek(0)
+        digest.update(fh.read(HASH_SPAN))
+        fh.seek(max(size - HASH_SPAN, 0))
+        digest.update(fh.read(HASH_SPAN))
+    return digest.hexdigest()
 
 
 def _looks_like_mp4(path: Path) -> bool:
@@ -105,6 +123,21 @@ def _duration(container: av.container.InputContainer, stream, start_time: float)
             if packet.pts is not None:
                 end = max(end, float((packet.pts + (packet.duration or 0)) * stream.time_base))
     return end - start_time
+
+
+def frames_end(info: VideoInfo) -> float:
+    """File time of the last video frame that is actually there, read from packet headers (no
+    decoding): where a cut-off file really ends, whatever its header states."""
+    end = 0.0
+    try:
+        with av.open(info.path) as container:
+            stream = container.streams.video[0]
+            for packet in container.demux(stream):
+                if packet.pts is not None:
+                    end = max(end, float(packet.pts * stream.time_base) - info.start_time)
+    except av.error.FFmpegError:
+        pass  # the damage itself: what was read so far is where it ends
+    return end
 
 
 def probe(path: str | Path) -> VideoInfo:

@@ -62,19 +62,33 @@ def _file_time(value: float | str, video_start: float) -> float:
     return parse_time(value)
 
 
-def _load_subtitles(path: Path) -> list[Segment]:
+@dataclass(frozen=True)
+class Cue:
+    """One subtitle cue as written: file seconds and its text lines (styling tags dropped)."""
+
+    t_start: float
+    t_end: float
+    lines: tuple[str, ...]
+
+
+def subtitle_cues(path: Path) -> list[Cue]:
+    """The cues of an .srt / .vtt file that hold any text, in file order."""
     try:
         subs = pysubs2.load(str(path), encoding="utf-8-sig", format_=path.suffix.lower().lstrip("."))
     except (pysubs2.exceptions.Pysubs2Error, UnicodeDecodeError, ValueError) as exc:
         raise TranscriptError(f"{path}: not a readable subtitle file ({' '.join(str(exc).split())})") from None
     if not subs.events and path.read_text(encoding="utf-8-sig", errors="replace").strip():
         raise TranscriptError(f"{path}: no subtitle cues found (expected 'HH:MM:SS,mmm --> HH:MM:SS,mmm' lines)")
-    segments = []
+    cues = []
     for event in subs.events:
-        text = " ".join(event.plaintext.split())
-        if text and not event.is_comment:
-            segments.append(Segment(event.start / 1000.0, event.end / 1000.0, text))
-    return segments
+        lines = tuple(" ".join(line.split()) for line in event.plaintext.splitlines())
+        if any(lines) and not event.is_comment:
+            cues.append(Cue(event.start / 1000.0, event.end / 1000.0, tuple(line for line in lines if line)))
+    return cues
+
+
+def _load_subtitles(path: Path) -> list[Segment]:
+    return [Segment(c.t_start, c.t_end, " ".join(c.lines)) for c in subtitle_cues(path)]
 
 
 def _load_json(path: Path, video_start: float) -> list[Segment]:

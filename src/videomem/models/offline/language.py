@@ -12,6 +12,8 @@
   MiniLM similarity of the key fields.
 * plan_step, decide_retrieval — rules (see `planner.py`); answer, respond — option scoring
   (see `scoring.py`).
+* extract_objects_from_text — the people and things a caption mentions (see `mentions.py`).
+* translate — no translator ships offline: texts are kept as written, and a warning says so.
 
 Token counts in the usage meter are whitespace words (prompt = words read, completion = words
 written), so reports can compare the offline backend with others in the same unit.
@@ -19,6 +21,7 @@ written), so reports can compare the offline backend with others in the same uni
 
 from __future__ import annotations
 
+import logging
 import math
 import re
 import time
@@ -26,6 +29,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from videomem.choice import strip_label
 from videomem.config import RoleConfig
 from videomem.errors import ModelError
 from videomem.evidence import Evidence
@@ -51,13 +55,15 @@ from videomem.models.base import (
 from videomem.models.offline import require_no_options
 from videomem.models.offline import triplets as triplet_rules
 from videomem.models.offline.colours import PALETTE
+from videomem.models.offline.mentions import records_from_captions
 from videomem.models.offline.planner import choose_memory, plan
 from videomem.models.offline.rerank import rerank as rerank_rule
-from videomem.models.offline.scoring import OptionScorer, strip_label
+from videomem.models.offline.scoring import OptionScorer
 from videomem.models.offline.nlp import split_sentences, words
 from videomem.models.offline.stance import contradicts, triplet_key
 
 ROLE = "llm"
+log = logging.getLogger(__name__)
 MMR_LAMBDA = 0.7
 SAME_ENTITY_SIMILARITY = 0.8
 """MiniLM cosine of two records' key fields above which unnamed entities are merged."""
@@ -85,6 +91,7 @@ class OfflineLanguage:
         self.meter = meter
         self.embedder = text_embedder
         self.scorer = OptionScorer(text_embedder)
+        self._said_no_translator = False
 
     def _meter(self, read: Sequence[str], written: Sequence[str], start: float, calls: int = 1) -> None:
         self.meter.add(ROLE, Usage(_count(read), _count(written), time.perf_counter() - start, calls))
@@ -213,6 +220,21 @@ class OfflineLanguage:
             sentence = self.scorer.best_sentence(question, evidence)
             out = AnswerOut(answer=sentence or "The memory holds no evidence for this question.")
         self._meter([question, *(choices or []), *(e.text for e in evidence)], [out.answer], start)
+        return out
+
+    # ------------------------------------------------------------ imported captions
+
+    def translate(self, texts: Sequence[str], language: str) -> list[str]:
+        if texts and not self._said_no_translator:
+            log.warning("the offline backend has no translator: imported captions are kept as written, not in %s", language)
+            self._said_no_translator = True
+        return list(texts)
+
+    def extract_objects_from_text(self, captions: Sequence[str]) -> list[list[ObjectRecord]]:
+        start = time.perf_counter()
+        out = records_from_captions(captions)
+        written = [" ".join([r.name, *r.appearance, r.value]) for records in out for r in records]
+        self._meter(captions, written, start, len(captions))
         return out
 
 

@@ -39,6 +39,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from videomem.choice import search_text
 from videomem.errors import TimeFormatError
 from videomem.models.base import AgentState, RetrievalDecision, RetrievalState, ToolCall
 from videomem.models.offline.nlp import lemmas
@@ -101,7 +102,7 @@ def plan(state: AgentState, margin_of: Callable[[str], float], mentions: Callabl
         return ToolCall(thought="Last allowed step: answer from what was gathered.", tool=FINISH, arguments={})
     used = {h.tool for h in state.history}
     search = RETRIEVAL if RETRIEVAL in tools else RAG if RAG in tools else None
-    query = " ".join([state.question, *(state.choices or [])])
+    query = search_text(state.question, state.choices)
     if search and search not in used:
         return ToolCall(
             thought="Search the memory for the question and its options.",

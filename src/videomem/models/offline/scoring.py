@@ -1,7 +1,9 @@
 """Answer a question by scoring each option against the evidence, sentence by sentence.
 
 Words are spaCy lemmas of the lower-cased text; evidence words also match as written and by
-gerund stem (`nlp.forms`), so 'MAKING COFFEE' supports 'Make coffee'.
+gerund stem (`nlp.forms`), so 'MAKING COFFEE' supports 'Make coffee'. The question's *content
+words* are its lemmas without stopwords, without the cue words below and without words that no
+evidence item holds (those cannot tell items apart; no list of question phrasings is kept).
 
 **Evidence weight.** By rank of retrieval score: 1, 0.83, 0.71, … Cues in the question then
 reweigh the evidence *about the question* (an item is about it when it holds at least half of
@@ -28,7 +30,7 @@ the question's content words, or as many as the best item holds):
 An option's lexical score is its best sentence's support.
 
 **Two question shapes get an explicit rule**, because no sentence states their answer:
-* "How many …" with numeric options ("Once", "3 times"): the moments fully about the question
+* "How many …" / "How often …" with numeric options ("Once", "3 times"): the moments fully about the question
   are counted — evidence ranges, and clock times written in evidence text (object memory lists
   its sightings) — merging moments that touch in time (one event spans several clips); the
   option naming that count scores 1 and the others 0 (a stray "6" in the evidence says nothing
@@ -55,6 +57,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from videomem.choice import strip_label
 from videomem.errors import TimeFormatError
 from videomem.evidence import Evidence
 from videomem.models.base import TextEmbedder
@@ -79,18 +82,11 @@ PLACE_WORDS = frozenset(
     "inside outside".split()
 )
 _KEEP = PLACE_WORDS | frozenset(NUMBERS) | frozenset({"first", "last"})
-_CUES = LATEST | EARLIEST | frozenset(PERIODS) | {
-    "late", "early", "many", "time", "happen", "usually", "often", "thing", "day",
-}
+_CUES = LATEST | EARLIEST | frozenset(PERIODS) | {"late", "early", "many", "time"}
 """Words that steer weighting or counting, not content to look for ('latest' lemmatises to 'late')."""
-_LABEL = re.compile(r"^\s*\(?([A-Ea-e])[).:]\s+")
+_COUNTING = re.compile(r"\bhow (?:many|often)\b", re.IGNORECASE)
 _CLOCK = re.compile(r"\b(?:DAY\d+[ _])?\d{1,2}:\d{2}(?::\d{2})?\b", re.IGNORECASE)
 _RANGE = re.compile(r"^\s*((?:DAY\d+[ _])?\d{1,2}:\d{2}(?::\d{2})?)\s*[-–]\s*((?:DAY\d+[ _])?\d{1,2}:\d{2}(?::\d{2})?)\s*$")
-
-
-def strip_label(option: str) -> str:
-    """'(A) red box' / 'A. red box' → 'red box' (datasets write options both ways)."""
-    return _LABEL.sub("", option, count=1).strip() or option.strip()
 
 
 def question_times(question: str) -> list[float]:
@@ -144,6 +140,8 @@ class _Read:
     """Per evidence item."""
     cover: np.ndarray
     """Per evidence item: the share of the question's content words it holds."""
+    asked: set[str]
+    """The question's content words that some evidence item holds."""
 
 
 class OptionScorer:
@@ -156,10 +154,13 @@ class OptionScorer:
 
     # ------------------------------------------------------------ evidence
 
-    def _asked(self, question: str) -> set[str]:
+    def _asked(self, question: str, item_words: Sequence[set[str]]) -> set[str]:
         """What the question is about: its content words, without cue and place words (an option
-        carries 'in' or 'on'; the question's own 'in the evening' would only dilute the match)."""
-        return {w for w in self._content(question) if w not in _CUES and w not in PLACE_WORDS}
+        carries 'in' or 'on'; the question's own 'in the evening' would only dilute the match),
+        and without words that no evidence item holds: those cannot tell the items apart, they
+        only lower every item's share alike ('What usually happens …', 'first thing …')."""
+        found = set().union(*item_words) if item_words else set()
+        return {w for w in self._content(question) if w not in _CUES and w not in PLACE_WORDS and w in found}
 
     def _weights(self, question: str, evidence: Sequence[Evidence], about: np.ndarray) -> np.ndarray:
         by_score = sorted(range(len(evidence)), key=lambda i: (-evidence[i].score, i))
@@ -190,8 +191,8 @@ class OptionScorer:
         return weight
 
     def _read(self, question: str, evidence: Sequence[Evidence]) -> _Read:
-        asked = self._asked(question)
         item_words = [forms(e.text) for e in evidence]
+        asked = self._asked(question, item_words)
         item_cover = np.array([len(asked & w) / len(asked) if asked else 1.0 for w in item_words])
         best = item_cover.max() if len(item_cover) else 0.0
         about = (item_cover >= min(0.5, best)) & (item_cover > 0) if asked else np.ones(len(evidence), bool)
@@ -208,7 +209,7 @@ class OptionScorer:
             ]
         )
         support = relevance * np.array([weight[s.item] for s in sentences]) if sentences else np.zeros(0)
-        return _Read(sentences, support, weight, item_cover)
+        return _Read(sentences, support, weight, item_cover, asked)
 
     # ------------------------------------------------------------ options
 
@@ -228,8 +229,8 @@ class OptionScorer:
         ranges = [_option_range(o) for o in options]
         if all(ranges):
             lexical = np.array([self._overlap(r, evidence, read.weight * read.cover) for r in ranges])
-        elif "how many" in question.lower() and all(_option_number(o) is not None for o in options):
-            count = self._moments(self._asked(question), evidence, read.cover)
+        elif _COUNTING.search(question) and all(_option_number(o) is not None for o in options):
+            count = self._moments(read.asked, evidence, read.cover)
             if count:
                 lexical = np.array([1.0 if _option_number(o) == count else 0.0 for o in options])
         vectors = self.embedder.embed([*options, *(s.text for s in sentences)])

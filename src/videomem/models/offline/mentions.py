@@ -1,0 +1,57 @@
+"""Object records from a caption's words (offline `extract_objects_from_text`), by spaCy.
+
+For a clip whose caption was imported rather than seen, the people and things it mentions
+are its object records:
+
+* a **person** per PERSON entity of one to three words ("Alice", "Lucia Chen"), and per noun
+  phrase headed by a word for a person ("the tall woman" → "tall woman");
+* an **object** per other noun phrase headed by a common noun ("the small screwdriver" →
+  "small screwdriver"), determiners and pronouns left out;
+* appearance = the phrase's adjectives; value = the sentence that mentions it, as written.
+
+Each entity is listed once per caption (its first mention), at most `MAX_RECORDS`. Captions
+not in English yield what the English model finds in them, which may be nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from videomem.models.base import ObjectRecord
+from videomem.models.offline.nlp import load_spacy
+
+MAX_RECORDS = 12
+"""Records per caption at most: a dense caption names a handful of things, a list more."""
+PERSON_WORDS = frozenset({
+    "person", "people", "man", "men", "woman", "women", "boy", "boys", "girl", "girls", "child", "children",
+    "kid", "kids", "guy", "friend", "friends", "someone", "somebody", "everyone", "lady", "gentleman",
+})
+_SKIP_DETERMINERS = {"det", "poss", "predet"}
+
+
+def records_from_captions(captions: Sequence[str]) -> list[list[ObjectRecord]]:
+    nlp = load_spacy()
+    return [_records(doc) for doc in nlp.pipe([" ".join(c.split()) for c in captions])]
+
+
+def _records(doc) -> list[ObjectRecord]:  # noqa: ANN001 - spacy Doc
+    found: dict[str, ObjectRecord] = {}
+    people = [e for e in doc.ents if e.label_ == "PERSON" and 1 <= len(e) <= 3 and all(t.is_alpha for t in e)]
+    taken = {t.i for e in people for t in e}
+    mentions = [(e.start, e.text, "person", [], e.sent.text) for e in people]
+    for chunk in doc.noun_chunks:
+        root = chunk.root
+        if root.pos_ not in ("NOUN", "PROPN") or root.i in taken or root.ent_type_ == "PERSON":
+            continue
+        words = [t for t in chunk if t.dep_ not in _SKIP_DETERMINERS and not t.is_punct and t.pos_ != "PRON"]
+        name = " ".join(t.text for t in words).strip()
+        if not name:
+            continue
+        kind = "person" if root.lemma_.lower() in PERSON_WORDS else "object"
+        appearance = [t.text for t in words if t.dep_ == "amod"]
+        mentions.append((chunk.start, name, kind, appearance, chunk.sent.text))
+    for _, name, kind, appearance, sentence in sorted(mentions, key=lambda m: m[0]):
+        key = name.casefold()
+        if key not in found and len(found) < MAX_RECORDS:
+            found[key] = ObjectRecord(name=name, kind=kind, appearance=appearance, value=sentence.strip())
+    return list(found.values())

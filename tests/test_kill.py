@@ -1,0 +1,116 @@
+"""SIGKILL in the middle of every stage that writes, then a plain re-run: the store is complete,
+nothing is duplicated, it equals a run that was never killed, and each index agrees with SQLite.
+
+(The sample stage's own kill test is in test_ingest.py.) The killed process is
+`tests/kill_stage.py` with scripted models, killed at an exact point: inside a unit's
+transaction (rows written, COMMIT not reached) or between an index file and its sidecar.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import faiss
+import pytest
+from kill_stage import ScriptedModels, run_stages
+
+from conftest import make_video
+from videomem.memory.events import EventMemory
+from videomem.memory.objects import ObjectMemory
+from videomem.store import Store
+
+KILLER = Path(__file__).with_name("kill_stage.py")
+SRC = Path(__file__).resolve().parents[1] / "src"
+
+
+@pytest.fixture(scope="module")
+def sampled(tmp_path_factory) -> tuple[Path, list[Path]]:
+    """Two videos of 24 s cut into 2-s clips: 24 clips, sampled once for every test here."""
+    root = tmp_path_factory.mktemp("kill")
+    videos = [make_video(root / f"{name}.mp4", seconds=24, size=(64, 48), fps=2, gop=4) for name in ("a", "b")]
+    run_stages(root / "sampled", videos, ["sample"])
+    return root / "sampled", videos
+
+
+def _copy(sampled: Path, to: Path) -> Path:
+    shutil.copytree(sampled, to)
+    return to
+
+
+def _kill(store: Path, videos: list[Path], stages: str, at: str) -> None:
+    done = subprocess.run(
+        [sys.executable, str(KILLER), str(store), *map(str, videos), "--stages", stages, "--kill-at", at],
+        capture_output=True, text=True, timeout=300, env={**os.environ, "PYTHONPATH": f"{SRC}{os.pathsep}{KILLER.parent}"},
+    )
+    assert done.returncode == -signal.SIGKILL, done.stderr
+
+
+def _contents(root: Path) -> dict[str, list[tuple]]:
+    """Everything caption and objects write, by natural keys (row ids differ between runs)."""
+    queries = {
+        "events": "SELECT video_id, t_start, t_end, text FROM events ORDER BY video_id, t_start",
+        "observations": "SELECT b.video_id, b.t_start, b.name, b.value, o.name, o.first_seen FROM object_observations b "
+        "LEFT JOIN objects o ON o.id = b.object_id ORDER BY b.video_id, b.t_start, b.name",
+        "objects": "SELECT name, kind, first_seen, last_seen, appearance_json, summary FROM objects ORDER BY first_seen, name",
+        "progress": "SELECT stage, unit FROM stage_progress ORDER BY stage, unit",
+    }
+    with Store(root) as store:
+        return {name: [tuple(r) for r in store.query(sql)] for name, sql in queries.items()}
+
+
+def _index_agrees(root: Path, name: str, table: str) -> None:
+    index = faiss.read_index(str(root / "index" / f"{name}.faiss"))
+    sidecar = json.loads((root / "index" / f"{name}.json").read_text())
+    with Store(root) as store:
+        ids = sorted(r[0] for r in store.query(f"SELECT id FROM {table}"))
+        assert sorted(faiss.vector_to_array(index.id_map).tolist()) == ids
+        assert sidecar["count"] == index.ntotal == len(ids)
+        memory = EventMemory(store, ScriptedModels()) if name == "events" else ObjectMemory(store, ScriptedModels())
+        assert memory.index.ensure() is False  # nothing stale left to rebuild
+
+
+def test_sigkill_while_captioning_then_resume(sampled, tmp_path: Path) -> None:
+    store, videos = sampled
+    clean = run_stages(_copy(store, tmp_path / "clean"), videos, ["caption"])
+    killed = _copy(store, tmp_path / "killed")
+    _kill(killed, videos, "caption", "INTO events:5")
+    assert len(_contents(killed)["events"]) == 4  # the 5th clip's caption was rolled back with its progress
+    run_stages(killed, videos, ["caption"])
+    assert _contents(killed) == _contents(clean)
+    assert len(_contents(killed)["events"]) == 24
+    _index_agrees(killed, "events", "events")
+
+
+def test_sigkill_while_consolidating_objects_then_resume(sampled, tmp_path: Path) -> None:
+    store, videos = sampled
+    clean = run_stages(_copy(store, tmp_path / "clean"), videos, ["objects"])
+    killed = _copy(store, tmp_path / "killed")
+    _kill(killed, videos, "objects", "UPDATE object_observations SET object_id:3")
+    with Store(killed) as db:  # every clip's records were kept; the 3rd batch was not linked
+        assert db.query("SELECT COUNT(*) FROM object_observations")[0][0] == 48
+        pending = db.query("SELECT COUNT(*) FROM object_observations WHERE object_id IS NULL")[0][0]
+        assert pending == 48 - 2 * 4
+    run_stages(killed, videos, ["objects"])
+    after = _contents(killed)
+    assert after == _contents(clean)
+    assert len(after["observations"]) == 48 and all(row[4] is not None for row in after["observations"])
+    assert [o[0] for o in after["objects"]].count("person 1") == 1  # one person, never created twice
+    _index_agrees(killed, "object_observations", "object_observations")
+
+
+def test_sigkill_between_an_index_and_its_sidecar_then_resume(sampled, tmp_path: Path) -> None:
+    store, videos = sampled
+    killed = _copy(store, tmp_path / "killed")
+    run_stages(killed, videos[:1], ["caption"])  # an index over the first video's captions
+    _kill(killed, videos, "caption", "index:events")  # the second video's captions, then the index write
+    index = faiss.read_index(str(killed / "index" / "events.faiss"))
+    assert index.ntotal == 24 and json.loads((killed / "index" / "events.json").read_text())["count"] == 12
+    run_stages(killed, videos, ["caption"])
+    _index_agrees(killed, "events", "events")
+    assert not [p for p in (killed / "index").iterdir() if p.suffix == ".tmp"]
