@@ -13,6 +13,7 @@ from videomem.eval.compare import COMPARE, COMPARE_JSON, write_comparison
 from videomem.eval.report import RESULTS, RUN
 
 RUN_BASE = {"benchmark": "egolife", "questions": "/q.json", "questions_sha256": "abc", "store": "/s", "models": "offline"}
+STORE = {"schema_version": 9, "rows": {"events": 3}, "sha256": "e3"}
 
 
 def _row(qid: str, category: str, correct: bool, tools: list[str], tiou: float | None = 0.5) -> dict:
@@ -23,10 +24,11 @@ def _row(qid: str, category: str, correct: bool, tools: list[str], tiou: float |
     }
 
 
-def _run(root: Path, agent: str, kind: str, rows: list[dict], **changes: str) -> Path:
+def _run(root: Path, agent: str, kind: str, rows: list[dict], contents: dict = STORE, **changes: object) -> Path:
     out = root / agent
     out.mkdir(parents=True)
-    (out / RUN).write_text(json.dumps({**RUN_BASE, "agent": agent, "agent_kind": kind, **changes}))
+    footing = {"store": contents, "pipeline": {"name": "egolife"}, "models": {"name": "offline"}, "agent": {"name": agent}}
+    (out / RUN).write_text(json.dumps({**RUN_BASE, "agent": agent, "agent_kind": kind, "fingerprint": footing, **changes}))
     (out / RESULTS).write_text("".join(json.dumps(r) + "\n" for r in rows))
     return out
 
@@ -59,9 +61,15 @@ def test_report_compares_agents_on_shared_questions(tmp_path: Path) -> None:
 
 def test_runs_on_another_footing_or_with_one_name_are_refused(tmp_path: Path) -> None:
     first = _run(tmp_path, "worldmm", "worldmm", [_row("1", "x", True, [])])
-    other_store = _run(tmp_path, "telemem", "react", [_row("1", "x", True, [])], store="/elsewhere")
-    with pytest.raises(VideomemError, match="cannot be compared with .*store: '/s' → '/elsewhere'"):
-        write_comparison([first, other_store], tmp_path)
+    grown = _run(tmp_path, "telemem", "react", [_row("1", "x", True, [])],
+                 contents={**STORE, "rows": {"events": 4}, "sha256": "e4"})
+    with pytest.raises(VideomemError, match=r"cannot be compared with .*store rows: events 3 → 4"):
+        write_comparison([first, grown], tmp_path)
+    other_questions = _run(tmp_path, "rag", "caption_rag", [_row("1", "x", True, [])], questions_sha256="def")
+    with pytest.raises(VideomemError, match=r"questions_sha256: 'abc' → 'def'"):
+        write_comparison([first, other_questions], tmp_path)
+    copied = _run(tmp_path, "copy", "react", [_row("1", "x", True, [])], store="/copy")
+    assert len(write_comparison([first, copied], tmp_path)) == 2, "a copy of the store elsewhere is the same footing"
     twin = _run(tmp_path / "b", "worldmm", "react", [_row("1", "x", True, [])])
     with pytest.raises(VideomemError, match="share the agent name 'worldmm'"):
         write_comparison([first, twin], tmp_path)

@@ -7,9 +7,10 @@ calls per question, how often each agent used each tool or memory, and per quest
 memories it searched and whether it was right. Numbers are compared on the questions every run
 answered.
 
-Runs are comparable only when measured on the same footing: the same questions, store contents
-and models. `footing_changes` is the one place that decides it; a run on another footing is
-refused with what differs.
+Runs are comparable only when measured on the same footing: the same questions and the same
+fingerprint but for the agent (store contents, pipeline and models: `eval/fingerprint.py`).
+`footing_changes` is the one place that decides it; a run on another footing is refused with
+what differs. (Resuming one agent's run on another footing is refused by the run itself.)
 """
 
 from __future__ import annotations
@@ -21,17 +22,19 @@ from pathlib import Path
 from typing import Any
 
 from videomem.errors import VideomemError
+from videomem.eval.fingerprint import SAME_FOOTING, unlike
 from videomem.eval.report import Summary, read_results, read_run, summarize
 
 COMPARE = "compare.md"
 COMPARE_JSON = "compare.json"
-FOOTING_KEYS = ("benchmark", "questions_sha256", "store", "models")
-"""run.json keys two runs must share to be compared."""
+QUESTION_KEYS = ("benchmark", "questions_sha256")
+"""run.json keys that say which questions a run answered."""
 
 
 def footing_changes(run: dict[str, Any], first: dict[str, Any]) -> list[str]:
     """What differs between two runs' setups beside the agent (empty: comparable)."""
-    return [f"{key}: {first.get(key)!r} → {run.get(key)!r}" for key in FOOTING_KEYS if run.get(key) != first.get(key)]
+    asked = [f"{key}: {first.get(key)!r} → {run.get(key)!r}" for key in QUESTION_KEYS if run.get(key) != first.get(key)]
+    return asked + unlike(run, first, SAME_FOOTING)
 
 
 def used(row: dict[str, Any]) -> list[str]:
