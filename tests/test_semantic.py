@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from memory_stores import offline_models
 
 from videomem.config import PipelineConfig, SemanticSettings
+from videomem.errors import MalformedOutputError
 from videomem.memory import semantic
 from videomem.memory.registry import open_memory
 from videomem.memory.semantic import SemanticMemory
@@ -154,3 +156,42 @@ def test_retrieval_ranks_by_edge_ppr_and_masks_other_videos(tmp_path: Path) -> N
     assert memory.retrieve("Bob", 3, video_id="other") == []
     assert memory.graph_file().ensure() == "cached"
     assert SemanticMemory(store, offline_models()).graph_file().ensure() == "cached", "one graph per process"
+
+
+class _FailingOnce:
+    """The offline language, but `induce_semantic` fails once, at its `at`-th call."""
+
+    def __init__(self, real, at: int) -> None:
+        self.real, self.at, self.calls = real, at, 0
+
+    def induce_semantic(self, facts, min_segments):
+        self.calls += 1
+        if self.calls == self.at:
+            raise MalformedOutputError("induce_semantic: unusable output")
+        return self.real.induce_semantic(facts, min_segments)
+
+    def __getattr__(self, name: str):
+        return getattr(self.real, name)
+
+
+def test_a_failed_segment_stops_the_run_and_the_rerun_ends_as_a_clean_run(tmp_path: Path) -> None:
+    days = {d: [("I", "drink", "tea"), ("I", "like", "green tea" if d < 3 else "cake")] for d in range(1, 5)}
+
+    def contents(store: Store) -> list[tuple]:
+        return [tuple(r) for r in store.query(
+            "SELECT s.subject, s.relation, s.object, s.valid_from, s.retired_at, COUNT(e.episodic_triplet_id) "
+            "FROM semantic_triplets s JOIN semantic_evidence e ON e.triplet_id = s.id GROUP BY s.id ORDER BY s.valid_from, s.object"
+        )]
+
+    clean = _store(tmp_path / "clean", days)
+    assert SemanticMemory(clean, offline_models()).build(PIPELINE).done == 4
+
+    store = _store(tmp_path / "failed", days)
+    real = offline_models()
+    flaky = SimpleNamespace(cfg=real.cfg, text_embedder=real.text_embedder, language=_FailingOnce(real.language, at=3))
+    result = SemanticMemory(store, flaky).build(PIPELINE)
+    assert result.done == 2 and "2 segments left; re-run ingest to resume" in result.failures[0][1]
+    assert store.query("SELECT COUNT(*) FROM semantic_segments")[0][0] == 2, "the failed segment left no rows"
+    resumed = SemanticMemory(store, offline_models()).build(PIPELINE)
+    assert (resumed.done, resumed.skipped, resumed.failures) == (2, 2, [])
+    assert contents(store) == contents(clean) != []
