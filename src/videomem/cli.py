@@ -19,6 +19,8 @@ from videomem.errors import VideomemError
 from videomem.timeline import format_clock
 
 DEFAULT_WORKERS = min(os.cpu_count() or 1, 8)
+REPLY_SHOWN = 200
+"""Characters of a failed unit's raw model reply that `info` prints (the store keeps all of it)."""
 
 app = typer.Typer(
     help="Turn long videos into a multimodal memory and ask questions of it.",
@@ -120,6 +122,15 @@ def info(store: StoreOpt, models: ModelsOpt = None) -> None:
         out.print(f"hours: {hours:.2f}")
         for stage, n in sorted(db.stage_counts().items()):
             out.print(f"stage {stage}: {n} units done", highlight=False)
+        for row in db.failures():
+            reply = " ".join(row["reply"].split())
+            out.print(
+                f"failed {row['stage']} {row['unit']} ({row['attempts']} run(s); re-run ingest to retry): {row['error']}"
+                + (f"; reply: {reply[:REPLY_SHOWN]}{'...' if len(reply) > REPLY_SHOWN else ''}" if reply else ""),
+                highlight=False,
+                markup=False,
+                soft_wrap=True,
+            )
         profile = ModelSet.from_file(models)  # roles load lazily: counting rows loads no model
         for name in MEMORIES:
             sizes = ", ".join(f"{k} {v}" for k, v in open_memory(name, db, profile).stats().items())

@@ -212,7 +212,7 @@ class Toolbox:
             video_id=videos[0],
             t_start=covered_start,
             t_end=covered_end,
-            frames=[open_frame(self.store, f["path"]) for f in frames],
+            frames=[open_frame(self.store.root, f["path"]) for f in frames],
             frame_times=[f["t"] for f in frames],
             transcript=self._transcript(sorted({f["clip_id"] for f in frames})),
         )

@@ -1,7 +1,8 @@
 """Key-value object memory (TeleMem).
 
 Per clip, the vision model lists the people and objects it sees as records — key: name, kind,
-appearance, identity cues; value: what the entity does or its state in that clip. Each record
+appearance, identity cues; value: what the entity does or its state in that clip (`memory/vision_pass.py`: from the same
+request as the clip's caption when a run builds both). Each record
 is kept as an observation (provenance, with its clip's time range). Consolidation links
 observations of one entity to one object, in batches of `object_batch_size` so the language
 model never sees the whole memory at once: a cheap embedding gate on the key text proposes
@@ -19,6 +20,7 @@ leaks through a consolidated summary.
 from __future__ import annotations
 
 import json
+import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -27,8 +29,9 @@ import numpy as np
 from videomem.config import PipelineConfig
 from videomem.errors import ModelError
 from videomem.evidence import Evidence
-from videomem.memory.clips import ClipRow, TimeText, clips_of, process_pending_clips, scope_sql
-from videomem.models.base import ClipView, ObjectRecord
+from videomem.memory.clips import ClipRow, TimeText, clips_of, scope_sql
+from videomem.memory.vision_pass import Output, describe_pending
+from videomem.models.base import ObjectRecord
 from videomem.models.registry import ModelSet
 from videomem.pipeline.base import StageResult
 from videomem.store import Store
@@ -161,8 +164,16 @@ class ObjectMemory:
 
     # ------------------------------------------------------------ build
 
-    def build(self, cfg: PipelineConfig, video_ids: Sequence[str], progress: ProgressFactory | None = None) -> StageResult:
-        result = self.extract(cfg, video_ids, progress)
+    def build(
+        self,
+        cfg: PipelineConfig,
+        video_ids: Sequence[str],
+        progress: ProgressFactory | None = None,
+        exclude: frozenset[str] = frozenset(),
+    ) -> StageResult:
+        """Extract the records of clips not done yet (but those in `exclude`), consolidate every
+        pending record, refresh the index."""
+        result = self.extract(cfg, video_ids, progress, exclude)
         try:
             self.consolidate(cfg, progress)
         except ModelError as exc:
@@ -171,28 +182,19 @@ class ObjectMemory:
         self.index.ensure(progress)
         return result
 
-    def extract(self, cfg: PipelineConfig, video_ids: Sequence[str], progress: ProgressFactory | None = None) -> StageResult:
-        """Record the objects of every clip not yet done, one transaction per clip."""
-        return process_pending_clips(
-            self.store, STAGE, video_ids, cfg.caption_batch_size, self._extract_batch, progress, "without objects"
-        )
-
-    def _extract_batch(self, clips: list[ClipRow], views: list[ClipView]) -> None:
-        per_clip = self.models.vision.extract_objects(views)
-        if len(per_clip) != len(views):
-            raise RuntimeError(f"extract_objects returned {len(per_clip)} lists for {len(views)} clips")
-        for clip, records in zip(clips, per_clip):
-            with self.store.transaction() as tx:
-                tx.executemany(  # a record listed twice for one clip is one observation
-                    "INSERT OR IGNORE INTO object_observations (clip_id, video_id, t_start, t_end, name, kind, "
-                    "appearance_json, identity_json, value) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    [
-                        (clip.id, clip.video_id, clip.t_start, clip.t_end, r.name, r.kind,
-                         json.dumps(r.appearance), json.dumps(r.identity), r.value)
-                        for r in records
-                    ],
-                )
-                Store.mark_done(tx, STAGE, clip.unit)
+    def extract(
+        self,
+        cfg: PipelineConfig,
+        video_ids: Sequence[str],
+        progress: ProgressFactory | None = None,
+        exclude: frozenset[str] = frozenset(),
+    ) -> StageResult:
+        """Record the objects of every clip not yet done (but those in `exclude`), one
+        transaction per clip."""
+        return describe_pending(
+            self.store, lambda: self.models.vision, video_ids, cfg.caption_batch_size, progress,
+            objects=OUTPUT, exclude=exclude,
+        )[STAGE]
 
     def consolidate(self, cfg: PipelineConfig, progress: ProgressFactory | None = None) -> int:
         """Link every pending observation to an object. Returns how many were linked."""
@@ -443,6 +445,22 @@ class ObjectMemory:
         return " ".join(line.rstrip(".") + "." for line in lines)
 
 
+def write_records(tx: sqlite3.Connection, clip: ClipRow, records: list[ObjectRecord]) -> None:
+    tx.executemany(  # a record listed twice for one clip is one observation
+        "INSERT OR IGNORE INTO object_observations (clip_id, video_id, t_start, t_end, name, kind, "
+        "appearance_json, identity_json, value) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [
+            (clip.id, clip.video_id, clip.t_start, clip.t_end, r.name, r.kind,
+             json.dumps(r.appearance), json.dumps(r.identity), r.value)
+            for r in records
+        ],
+    )
+
+
+OUTPUT = Output(STAGE, write_records)
+"""What the vision pass fills for this memory."""
+
+
 def reset(store: Store, video_ids: Sequence[str]) -> None:
     """Forget these videos' observations and all consolidation (objects span videos), so the
     next build re-extracts them and re-consolidates every observation deterministically."""
@@ -452,3 +470,4 @@ def reset(store: Store, video_ids: Sequence[str]) -> None:
         tx.execute("DELETE FROM objects")
         tx.executemany("DELETE FROM object_observations WHERE video_id = ?", [(v,) for v in video_ids])
         tx.executemany("DELETE FROM stage_progress WHERE stage = ? AND unit = ?", [(STAGE, u) for u in units])
+        tx.executemany("DELETE FROM stage_failures WHERE stage = ? AND unit = ?", [(STAGE, u) for u in units])

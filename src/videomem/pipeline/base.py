@@ -49,6 +49,10 @@ class StageContext:
     workers: int = 1
     force: bool = False
     show_progress: bool = True
+    stages: tuple[str, ...] = ()
+    """The stages this run executes, so a stage can do a later one's work in the same pass."""
+    ahead: dict[str, StageResult] = field(default_factory=dict)
+    """Work an earlier stage did for a later one (stage → its result so far)."""
     _models: ModelSet | None = None
 
     @property

@@ -129,13 +129,14 @@ def ingest(
         report = IngestReport(failures=failures + conflicts)
         with store.transaction() as tx:
             Store.set_meta(tx, PIPELINE_META, pipeline.model_dump_json())
-        ctx = StageContext(store, pipeline, models_factory, workers=workers, force=force, show_progress=show_progress)
-        for name in STAGE_ORDER:
-            if name not in chosen:
-                continue
-            stage = build_stage(name)
-            if force:
+        ctx = StageContext(
+            store, pipeline, models_factory, workers=workers, force=force, show_progress=show_progress, stages=chosen
+        )
+        run = [build_stage(name) for name in STAGE_ORDER if name in chosen]
+        if force:  # all first: a stage may do a later stage's work in its pass (caption writes objects)
+            for stage in run:
                 stage.reset(store, sources)
+        for stage in run:
             report.results.append(stage.run(ctx, sources))
     if ctx.models_built is not None:
         report.usage = ctx.models_built.meter.by_role()
