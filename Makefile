@@ -11,7 +11,7 @@ DEMO_DIR ?= demo-out
 $(STAMP): pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e '.[offline,server,dev]'
+	$(PY) -m pip install -q -e '.[cpu,offline,server,dev]'
 	touch $(STAMP)
 
 install: $(STAMP)

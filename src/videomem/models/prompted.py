@@ -56,6 +56,12 @@ from videomem.timeline import format_clock
 
 LENGTH_GROWTH = 2
 """A reply cut by the token budget is asked again once, with this many times the budget."""
+CLIP_TASKS: dict[str, type[BaseModel]] = {
+    "describe_clip": ClipNotes,
+    "caption_clip": CaptionOut,
+    "extract_objects": ObjectsOut,
+}
+"""Per-clip vision tasks (prompt file) and the schema of their answer."""
 FINISH = "finish"
 """Tool name with which the planner ends the search."""
 
@@ -214,20 +220,24 @@ class PromptedVision(_Prompted):
         prompt = render(task, **_clip_fields(clip), **fields)
         return VLRequest(prompt=prompt, images=list(clip.frames), json_schema=model.model_json_schema())
 
-    def _per_clip(self, task: str, clips: Sequence[ClipView], model: type[Out]) -> list[Out | Unusable]:
-        requests = [self._request(task, clip, model) for clip in clips]
-        return self._ask_each(task, requests, lambda text: validate_reply(text, model))
+    def clip_requests(self, task: str, clips: Sequence[ClipView]) -> list[VLRequest]:
+        """The first-try requests of a clip task, one per clip (what a benchmark times)."""
+        return [self._request(task, clip, CLIP_TASKS[task]) for clip in clips]
+
+    def _per_clip(self, task: str, clips: Sequence[ClipView]) -> list[Any]:
+        model = CLIP_TASKS[task]
+        return self._ask_each(task, self.clip_requests(task, clips), lambda text: validate_reply(text, model))
 
     def describe_clips(self, clips: Sequence[ClipView]) -> list[ClipNotes | Unusable]:
-        notes = self._per_clip("describe_clip", clips, ClipNotes)
+        notes = self._per_clip("describe_clip", clips)
         return [n if isinstance(n, Unusable) else n.model_copy(update={"caption": n.caption.strip()}) for n in notes]
 
     def caption_clips(self, clips: Sequence[ClipView]) -> list[str | Unusable]:
-        outs = self._per_clip("caption_clip", clips, CaptionOut)
+        outs = self._per_clip("caption_clip", clips)
         return [out if isinstance(out, Unusable) else out.caption.strip() for out in outs]
 
     def extract_objects(self, clips: Sequence[ClipView]) -> list[list[ObjectRecord] | Unusable]:
-        outs = self._per_clip("extract_objects", clips, ObjectsOut)
+        outs = self._per_clip("extract_objects", clips)
         return [out if isinstance(out, Unusable) else out.objects for out in outs]
 
     def batching(self, batch_size: int) -> Batching:
