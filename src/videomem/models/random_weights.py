@@ -79,8 +79,8 @@ def prompt_corpus() -> list[str]:
     return [entry.read_text(encoding="utf-8") for entry in folder.iterdir() if entry.name.endswith(".md")]
 
 
-def train_tokenizer(vocab: int) -> Any:
-    """A byte-level BPE with Qwen's special tokens, trained on the prompt files."""
+def train_tokenizer(vocab: int, corpus: list[str] | None = None) -> Any:
+    """A byte-level BPE with Qwen's special tokens, trained on `corpus` (default: the prompt files)."""
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
     from transformers import PreTrainedTokenizerFast
 
@@ -93,7 +93,7 @@ def train_tokenizer(vocab: int) -> Any:
         initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
         show_progress=False,
     )
-    bpe.train_from_iterator(prompt_corpus(), trainer=trainer)
+    bpe.train_from_iterator(corpus if corpus is not None else prompt_corpus(), trainer=trainer)
     return PreTrainedTokenizerFast(
         tokenizer_object=bpe, eos_token="<|im_end|>", pad_token="<|endoftext|>", padding_side="left"
     )
