@@ -97,9 +97,11 @@ def clip_views(n: int, frames: int, size: tuple[int, int], seed: int = 0) -> lis
     return views
 
 
-def role(model_dir: Path, tiny: bool, new_tokens: int, batch_size: str | None) -> RoleConfig:
+def role(model_dir: Path, tiny: bool, new_tokens: int, batch_size: str | None, static_cache: bool) -> RoleConfig:
     """The shipped profile's vlm role, pointed at the random checkpoint."""
     fields = yaml.safe_load(PROFILE.read_text())["vlm"] | {"model": str(model_dir), "max_tokens": new_tokens}
+    if static_cache:
+        fields["options"] = fields.get("options", {}) | {"generate": {"cache_implementation": "static"}}
     if tiny:
         fields |= {"device": "cpu", "dtype": "float32"}
     if batch_size is not None:
@@ -133,6 +135,7 @@ def main() -> None:
     parser.add_argument("--frames", type=int, default=2)
     parser.add_argument("--size", default="640x360", help="frame width x height")
     parser.add_argument("--batch-size", default=None, help="override the profile's batch_size (a number or auto)")
+    parser.add_argument("--static-cache", action="store_true", help="options.generate: static KV cache")
     parser.add_argument("--work", type=Path, default=Path("/tmp/videomem-gpu-ingest"), help="checkpoint cache")
     args = parser.parse_args()
 
@@ -149,7 +152,7 @@ def main() -> None:
         start = time.perf_counter()
         save_random_qwen2_5_vl(model_dir, shape, device="cpu" if args.tiny else "cuda")
         print(f"built and saved the random {shape} checkpoint in {time.perf_counter() - start:.0f} s")
-    cfg = role(model_dir, args.tiny, args.new_tokens, args.batch_size)
+    cfg = role(model_dir, args.tiny, args.new_tokens, args.batch_size, args.static_cache)
     meter = UsageMeter()
     engine = TransformersEngine(cfg, "vlm", meter)
     vision = PromptedVision(engine, cfg)

@@ -98,11 +98,13 @@ def test_text_requests_send_no_pixels_and_roles_share_the_model(tiny_model: Path
 
 
 def test_batches_are_split_by_batch_size(tiny_model: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    engine = TransformersEngine(role(tiny_model, batch_size=2, max_tokens=2), "vlm", UsageMeter())
+    options = {"generate": {"cache_implementation": "static"}}
+    engine = TransformersEngine(role(tiny_model, batch_size=2, max_tokens=2, options=options), "vlm", UsageMeter())
     spy = GenerateSpy(engine.model)
     monkeypatch.setattr(engine.model, "generate", spy)
     generations = engine.generate([VLRequest(f"clip {i}", frames(1)) for i in range(3)])
     assert len(generations) == 3 and [call[0]["input_ids"].shape[0] for call in spy.calls] == [2, 1]
+    assert all(call[0]["cache_implementation"] == "static" for call in spy.calls), "options.generate reaches generate"
 
 
 def test_prompted_tasks_on_a_model_that_writes_noise_fail_with_one_line(tiny_model: Path) -> None:

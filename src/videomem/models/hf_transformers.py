@@ -11,7 +11,9 @@ batches, so a batch pads little; attention is SDPA (flash-attention 2 when insta
 `options.attn_implementation` overrides); `batch_size: auto` takes the largest batch whose KV
 cache and activations fit in free GPU memory (`auto_batch_size`; on the CPU it is
 AUTO_CPU_BATCH). A stage hands over a whole window of clips at once (`batching`), so sorting
-and large batches have something to work with.
+and large batches have something to work with. `options.generate` is passed to
+`model.generate` as is, e.g. `{cache_implementation: static}`: a static KV cache, which
+transformers compiles on CUDA, instead of the dynamic one that concatenates every step.
 
 Roles that name the same model, kind, dtype and device share one loaded copy.
 """
@@ -206,9 +208,10 @@ class TransformersEngine:
         if self.cfg.temperature > 0:
             sampling["temperature"] = self.cfg.temperature
         budget = max(request.max_tokens or self.cfg.max_tokens for request in batch)
+        extra = dict(self.cfg.options.get("generate", {}))
         with torch.inference_mode():
             output = self.model.generate(
-                **inputs, max_new_tokens=budget, pad_token_id=self.tokenizer.pad_token_id, **sampling
+                **inputs, max_new_tokens=budget, pad_token_id=self.tokenizer.pad_token_id, **sampling, **extra
             )
         generated = output[:, inputs["input_ids"].shape[1] :].cpu()
         lengths, ended = self._completion_lengths(generated)
