@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from videomem.config import ModelsConfig, PipelineConfig, RoleConfig
-from videomem.models.base import ClipView, ObjectRecord, UsageMeter
+from videomem.models.base import Batching, ClipNotes, ClipView, ObjectRecord, UsageMeter
 from videomem.pipeline.runner import ingest
 from videomem.store import Store
 from videomem.store import vectors
@@ -46,6 +46,12 @@ class HashEmbedder:
 
 
 class ScriptedVision:
+    def batching(self, batch_size: int) -> Batching:
+        return Batching(batch_size)
+
+    def describe_clips(self, clips: Sequence[ClipView]) -> list[ClipNotes]:
+        return [ClipNotes(caption=c, objects=o) for c, o in zip(self.caption_clips(clips), self.extract_objects(clips))]
+
     def caption_clips(self, clips: Sequence[ClipView]) -> list[str]:
         return [f"{c.video_id} from {c.t_start:g} to {c.t_end:g} shows {len(c.frames)} frames" for c in clips]
 

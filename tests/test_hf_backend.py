@@ -12,7 +12,7 @@ from PIL import Image
 from tiny_models import MERGE, build_tiny_qwen2_vl
 from videomem.config import RoleConfig
 from videomem.errors import ModelError
-from videomem.models.base import CaptionOut, ClipView, LMRequest, UsageMeter, VLRequest
+from videomem.models.base import CaptionOut, ClipView, LMRequest, Unusable, UsageMeter, VLRequest
 from videomem.models.hf_transformers import TransformersEngine
 from videomem.models.prompted import PromptedVision
 
@@ -49,27 +49,27 @@ def test_images_and_prompt_reach_the_model_and_tokens_come_back(tiny_model: Path
     spy = GenerateSpy(engine.model)
     monkeypatch.setattr(engine.model, "generate", spy)
     schema = CaptionOut.model_json_schema()
-    requests = [
-        VLRequest("caption clip one", frames(1), json_schema=schema),
+    requests = [  # the longer request first, as the engine sorts them
         VLRequest("caption clip two", frames(2), system="be brief", max_tokens=4),
+        VLRequest("caption clip one", frames(1), json_schema=schema),
     ]
     generations = engine.generate(requests)
 
     [(inputs, output)] = spy.calls
     grid = inputs["image_grid_thw"]
-    assert len(grid) == 3, "one grid per image: 1 in the first request, 2 in the second"
+    assert len(grid) == 3, "one grid per image: 2 in the first request, 1 in the second"
     patches = grid.prod(dim=1)
     assert inputs["pixel_values"].shape[0] == int(patches.sum())
     tokens = (patches // MERGE**2).tolist()
     image_token = engine.model.config.image_token_id
-    assert (inputs["input_ids"] == image_token).sum(dim=1).tolist() == [tokens[0], tokens[1] + tokens[2]]
+    assert (inputs["input_ids"] == image_token).sum(dim=1).tolist() == [tokens[0] + tokens[1], tokens[2]]
     assert inputs["max_new_tokens"] == 6, "the largest budget in the batch"
     assert (inputs["attention_mask"][:, -1] == 1).all(), "left padding: every row ends in real tokens"
 
     prompts = engine.tokenizer.batch_decode(inputs["input_ids"], skip_special_tokens=False)
-    assert "caption clip one" in prompts[0] and "Reply with one JSON object" in prompts[0] and '"caption"' in prompts[0]
-    assert "<|im_start|>system\nbe brief<|im_end|>" in prompts[1] and "caption clip two" in prompts[1]
-    assert prompts[0].rstrip().endswith("<|im_start|>assistant")
+    assert "caption clip one" in prompts[1] and "Reply with one JSON object" in prompts[1] and '"caption"' in prompts[1]
+    assert "<|im_start|>system\nbe brief<|im_end|>" in prompts[0] and "caption clip two" in prompts[0]
+    assert prompts[1].rstrip().endswith("<|im_start|>assistant")
 
     new_tokens = output[:, inputs["input_ids"].shape[1] :]
     eos = engine.model.generation_config.eos_token_id
@@ -98,21 +98,101 @@ def test_text_requests_send_no_pixels_and_roles_share_the_model(tiny_model: Path
 
 
 def test_batches_are_split_by_batch_size(tiny_model: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    engine = TransformersEngine(role(tiny_model, batch_size=2, max_tokens=2), "vlm", UsageMeter())
+    options = {"generate": {"cache_implementation": "static"}}
+    engine = TransformersEngine(role(tiny_model, batch_size=2, max_tokens=2, options=options), "vlm", UsageMeter())
     spy = GenerateSpy(engine.model)
     monkeypatch.setattr(engine.model, "generate", spy)
     generations = engine.generate([VLRequest(f"clip {i}", frames(1)) for i in range(3)])
     assert len(generations) == 3 and [call[0]["input_ids"].shape[0] for call in spy.calls] == [2, 1]
+    assert all(call[0]["cache_implementation"] == "static" for call in spy.calls), "options.generate reaches generate"
 
 
 def test_prompted_tasks_on_a_model_that_writes_noise_fail_with_one_line(tiny_model: Path) -> None:
     engine = TransformersEngine(role(tiny_model, json_repairs=1), "vlm", UsageMeter())
     clip = ClipView("v", 0.0, 10.0, frames(2), [2.5, 7.5])
+    [unusable] = PromptedVision(engine, role(tiny_model, json_repairs=1)).caption_clips([clip])
+    assert isinstance(unusable, Unusable) and unusable.error.startswith("caption_clip: ")
     with pytest.raises(ModelError) as info:
-        PromptedVision(engine, role(tiny_model, json_repairs=1)).caption_clips([clip])
-    assert "\n" not in str(info.value) and str(info.value).startswith("caption_clip: the vlm model")
+        PromptedVision(engine, role(tiny_model, json_repairs=0)).answer_from_frames("what?", clip)
+    assert "\n" not in str(info.value) and str(info.value).startswith("answer_from_frames: the vlm model")
 
 
 def test_a_missing_model_is_a_model_error(tmp_path: Path) -> None:
     with pytest.raises(ModelError, match=r"vlm: transformers cannot load '.*nowhere' as a vlm"):
         TransformersEngine(role(tmp_path / "nowhere"), "vlm", UsageMeter())
+
+
+# ------------------------------------------------------------ Qwen2.5-VL and GPU-minded batching
+
+
+@pytest.fixture(scope="module")
+def tiny_qwen2_5(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from videomem.models.random_weights import save_random_qwen2_5_vl
+
+    return save_random_qwen2_5_vl(tmp_path_factory.mktemp("tiny-qwen2.5-vl"))
+
+
+def test_qwen2_5_vl_loads_with_torchvision_preprocessing_and_sdpa(tiny_qwen2_5: Path) -> None:
+    from transformers.image_processing_backends import TorchvisionBackend
+
+    engine = TransformersEngine(role(tiny_qwen2_5), "vlm", UsageMeter())
+    assert type(engine.model).__name__ == "Qwen2_5_VLForConditionalGeneration"
+    assert isinstance(engine.processor.image_processor, TorchvisionBackend)
+    assert engine.model.config._attn_implementation == "sdpa"
+
+
+def test_requests_are_sorted_by_length_into_batches_and_come_back_in_order(
+    tiny_qwen2_5: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    engine = TransformersEngine(role(tiny_qwen2_5, batch_size=2, max_tokens=3), "vlm", UsageMeter())
+    spy = GenerateSpy(engine.model)
+    monkeypatch.setattr(engine.model, "generate", spy)
+    image_counts = [1, 2, 1, 2]
+    requests = [VLRequest(f"clip number {i}", frames(n)) for i, n in enumerate(image_counts)]
+    generations = engine.generate(requests)
+    tokens = engine.model.config.image_token_id
+    per_batch = [(inputs["input_ids"] == tokens).sum(dim=1).tolist() for inputs, _ in spy.calls]
+    assert len(per_batch) == 2 and per_batch[0][0] == per_batch[0][1] > per_batch[1][0] == per_batch[1][1]
+    prompt_tokens = [g.usage.prompt_tokens for g in generations]
+    assert prompt_tokens[1] == prompt_tokens[3] > prompt_tokens[0] == prompt_tokens[2], "each back in its place"
+    eos = engine.model.generation_config.eos_token_id
+    rows = {}
+    for inputs, output in spy.calls:
+        for ids, row in zip(inputs["input_ids"], output[:, inputs["input_ids"].shape[1] :]):
+            rows[engine.tokenizer.decode(ids)] = row.tolist()
+    for i, generation in enumerate(generations):
+        [row] = [row for prompt, row in rows.items() if f"clip number {i}<" in prompt]
+        assert generation.finish_reason == ("stop" if eos in row else "length"), "cut by the budget: length"
+
+
+def test_auto_batch_size_is_a_fixed_fallback_on_the_cpu(tiny_qwen2_5: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from videomem.models.hf_transformers import AUTO_CPU_BATCH
+
+    engine = TransformersEngine(role(tiny_qwen2_5, batch_size="auto", max_tokens=1), "vlm", UsageMeter())
+    spy = GenerateSpy(engine.model)
+    monkeypatch.setattr(engine.model, "generate", spy)
+    engine.generate([LMRequest(f"text {i}") for i in range(AUTO_CPU_BATCH + 1)])
+    assert [inputs["input_ids"].shape[0] for inputs, _ in spy.calls] == [AUTO_CPU_BATCH, 1]
+
+
+def test_auto_batch_size_fits_the_memory_measured_for_the_3b_shape(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 12 measured a 3B-shaped model at 1,513 prompt + 128 new tokens: batch 64 took 11.3 GB
+    above the weights, batch 256 46 GB. The estimate must stay under that and not far below."""
+    from types import SimpleNamespace
+
+    from videomem.models.hf_transformers import AUTO_MAX_BATCH, AUTO_MEMORY_SHARE, auto_batch_size
+    from videomem.models.random_weights import SHAPES
+
+    text = SHAPES["3b"]["text"]
+    model = SimpleNamespace(
+        device=torch.device("cuda", 0), dtype=torch.bfloat16,
+        config=SimpleNamespace(text_config=SimpleNamespace(**{k: v for k, v in text.items() if k != "mrope_section"})),
+    )
+    free = {"bytes": 11.3e9 / AUTO_MEMORY_SHARE}
+    monkeypatch.setattr(torch.cuda, "mem_get_info", lambda device: (free["bytes"], 80e9))
+    assert 40 <= auto_batch_size(model, 1513, 128) <= 64
+    free["bytes"] = 46e9 / AUTO_MEMORY_SHARE
+    assert 180 <= auto_batch_size(model, 1513, 128) <= 256
+    assert auto_batch_size(model, 4 * 1513, 128) < auto_batch_size(model, 1513, 128), "longer prompts, smaller batches"
+    free["bytes"] = 1e12
+    assert auto_batch_size(model, 1513, 128) == AUTO_MAX_BATCH

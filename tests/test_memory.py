@@ -16,7 +16,7 @@ from videomem.eval.synth import MIN_MINUTES
 from videomem.memory.clips import scope_sql
 from videomem.memory.events import EventMemory
 from videomem.memory.objects import ObjectMemory
-from videomem.models.base import ClipView, ObjectRecord
+from videomem.models.base import Batching, ClipView, ObjectRecord
 from videomem.store import Store
 
 PIPELINE = PipelineConfig(caption_batch_size=3, object_batch_size=4)
@@ -34,6 +34,9 @@ class ScriptedVision:
         self.batches.append(len(clips))
         if self.fail_on_call == len(self.batches):
             raise ModelError("vision server went away")
+
+    def batching(self, batch_size: int) -> Batching:
+        return Batching(batch_size)
 
     def caption_clips(self, clips: Sequence[ClipView]) -> list[str]:
         self._call(clips)

@@ -28,6 +28,7 @@ class Reply:
     status: int = 200
     body: dict[str, Any] | None = None
     delay: float = 0.0
+    headers: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -76,6 +77,8 @@ def make_handler(state: FakeServer) -> type[BaseHTTPRequestHandler]:
             try:
                 self.send_response(reply.status)
                 self.send_header("Content-Type", "application/json")
+                for name, value in reply.headers.items():
+                    self.send_header(name, value)
                 self.send_header("Content-Length", str(len(data)))
                 self.end_headers()
                 self.wfile.write(data)
@@ -125,7 +128,7 @@ def test_exact_chat_request_with_images_schema_and_key(server: FakeServer, monke
     assert seen["path"] == "/v1/chat/completions"
     assert seen["headers"]["Authorization"] == "Bearer sekret"
     body = seen["body"]
-    assert body["model"] == "qwen-test" and body["max_tokens"] == 77 and body["temperature"] == 0.0
+    assert body["model"] == "qwen-test" and body["max_completion_tokens"] == 77 and "max_tokens" not in body and body["temperature"] == 0.0
     system, user = body["messages"]
     assert system == {"role": "system", "content": "Be brief."}
     assert user["role"] == "user"
@@ -172,16 +175,36 @@ def test_without_structured_output_the_schema_goes_into_the_prompt(server: FakeS
 def test_retries_a_500_then_succeeds(server: FakeServer) -> None:
     server.script = [Reply(500, {"error": {"message": "overloaded"}})]
     meter = UsageMeter()
-    [generation] = OpenAICompatEngine(role(server.url, max_retries=2), "vlm", meter).generate([LMRequest("hi")])
+    engine = OpenAICompatEngine(role(server.url, max_retries=2), "vlm", meter)
+    waits: list[float] = []
+    engine.client.sleep = waits.append
+    [generation] = engine.generate([LMRequest("hi")])
     assert generation.text == '{"caption": "A red square."}'
     assert len(server.requests) == 2 and server.requests[0]["body"] == server.requests[1]["body"]
     assert meter.by_role()["vlm"].calls == 1
+    assert waits == [2.0], "backoff starts at 2 s"
+
+
+def test_retry_after_on_429_and_503_is_honoured(server: FakeServer) -> None:
+    server.script = [
+        Reply(429, {"error": {"message": "slow down"}}, headers={"Retry-After": "7"}),
+        Reply(503, {"error": {"message": "loading"}}, headers={"Retry-After": "1"}),
+        Reply(500, {"error": {"message": "oops"}}, headers={"Retry-After": "30"}),
+    ]
+    engine = OpenAICompatEngine(role(server.url, max_retries=3), "vlm", UsageMeter())
+    waits: list[float] = []
+    engine.client.sleep = waits.append
+    [generation] = engine.generate([LMRequest("hi")])
+    assert generation.text == '{"caption": "A red square."}' and len(server.requests) == 4
+    assert waits == [7.0, 4.0, 8.0], "the server's wait, never less than the backoff; a 500's header is not a 429's"
 
 
 def test_gives_up_after_the_retries_with_one_line(server: FakeServer) -> None:
     server.script = [Reply(503, {"error": {"message": "model is\nloading"}})] * 2
+    engine = OpenAICompatEngine(role(server.url, max_retries=1), "vlm", UsageMeter())
+    engine.client.sleep = lambda seconds: None
     with pytest.raises(ModelError) as info:
-        OpenAICompatEngine(role(server.url, max_retries=1), "vlm", UsageMeter()).generate([LMRequest("hi")])
+        engine.generate([LMRequest("hi")])
     message = str(info.value)
     assert "\n" not in message and len(server.requests) == 2
     assert f"{server.url}/chat/completions" in message and "vlm" in message
@@ -221,7 +244,7 @@ def test_a_server_that_never_replies_fails_by_the_request_deadline(silent_url: s
     with pytest.raises(ModelError) as info:
         engine.generate([LMRequest("hi")])
     assert time.perf_counter() - started < 1.6  # not 11 attempts of 0.4 s plus backoff
-    assert "no answer by the request deadline (1 s, deadline_s) after 2 attempts" in str(info.value)
+    assert str(info.value).endswith("no answer by the request deadline (1 s, deadline_s)"), "no retry fits before it"
     assert RoleConfig(backend="offline").deadline_s <= 300  # the default fails within minutes
 
 
@@ -310,3 +333,53 @@ def test_model_set_runs_prompted_tasks_through_the_server(server: FakeServer) ->
     assert "summary: String should have at least 1 character" in server.requests[2]["body"]["messages"][0]["content"]
     usage = models.meter.by_role()
     assert usage["vlm"].calls == 1 and usage["llm"].calls == 2 and usage["llm"].prompt_tokens == 12 + 30
+
+
+def test_one_failed_request_keeps_the_finished_replies_of_its_batch(server: FakeServer) -> None:
+    server.script = [
+        Reply(body=completion("first")),
+        Reply(400, {"error": {"message": "image too large"}}),
+        Reply(body=completion("third", completion_tokens=9)),
+    ]
+    meter = UsageMeter()
+    engine = OpenAICompatEngine(role(server.url, concurrency=1), "vlm", meter)
+    first, lost, third = engine.generate([LMRequest(f"prompt {i}") for i in range(3)])
+    assert (first.text, first.error, third.text, third.error) == ("first", None, "third", None)
+    assert lost.text == "" and "HTTP 400: image too large" in lost.error
+    assert first.finish_reason == "stop"
+    assert meter.by_role()["vlm"].completion_tokens == 3 + 9 and meter.by_role()["vlm"].calls == 3
+
+
+def test_usage_seconds_share_the_wall_time_of_concurrent_requests(server: FakeServer) -> None:
+    server.script = [Reply(body=completion(f"reply {i}"), delay=0.4) for i in range(4)]
+    meter = UsageMeter()
+    engine = OpenAICompatEngine(role(server.url, concurrency=4), "llm", meter)
+    started = time.perf_counter()
+    generations = engine.generate([LMRequest(f"prompt {i}") for i in range(4)])
+    wall = time.perf_counter() - started
+    total = meter.by_role()["llm"].seconds
+    assert server.peak == 4
+    assert 0.4 <= total <= wall + 1e-6, "the busy wall time, not the sum of four overlapping latencies"
+    assert sum(g.usage.seconds for g in generations) == pytest.approx(total)
+
+
+def test_a_stage_keeps_concurrency_requests_in_flight_across_its_batches(server: FakeServer, tmp_path) -> None:
+    from kill_stage import ScriptedModels
+    from memory_stores import hand_store
+
+    from videomem.config import PipelineConfig
+    from videomem.models.prompted import PromptedVision
+    from videomem.pipeline.base import StageContext, VideoSource
+    from videomem.pipeline.caption import CaptionStage
+
+    server.script = [Reply(body=completion(), delay=0.3) for _ in range(8)]
+    store = hand_store(tmp_path, [None] * 8)
+    vision = PromptedVision(OpenAICompatEngine(role(server.url, concurrency=4), "vlm", UsageMeter()), role(server.url))
+    ctx = StageContext(
+        store, PipelineConfig(caption_batch_size=2), lambda: ScriptedModels(vision=vision), show_progress=False,
+        stages=("caption",),
+    )
+    result = CaptionStage().run(ctx, [VideoSource(tmp_path / "v.mp4", "v")])
+    assert (result.done, result.failures) == (8, [])
+    assert server.peak == 4, "batches of 2, yet 4 requests in flight: the profile's concurrency"
+    assert store.query("SELECT COUNT(*) FROM events")[0][0] == 8

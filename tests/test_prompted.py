@@ -9,7 +9,7 @@ import pytest
 from PIL import Image
 
 from videomem.config import RoleConfig
-from videomem.errors import ModelError
+from videomem.errors import MalformedOutputError, ModelError
 from videomem.evidence import Evidence
 from videomem.models.base import (
     AgentState,
@@ -32,6 +32,7 @@ from videomem.models.base import (
     Triplet,
     TranslationOut,
     TripletsOut,
+    Unusable,
     Usage,
     VLRequest,
 )
@@ -39,15 +40,24 @@ from videomem.models.prompted import PromptedLanguage, PromptedVision, extract_j
 
 
 class ScriptedEngine:
-    """Engine test double: replies with queued texts, records every batch it was sent."""
+    """Engine test double: replies with queued texts, records every batch it was sent. A reply
+    number in `errors` comes back as a transport failure; `finish_reason` says why each stopped."""
 
-    def __init__(self, replies: Sequence[str]) -> None:
+    def __init__(self, replies: Sequence[str], finish_reason: str = "stop", errors: dict[int, str] | None = None) -> None:
         self.replies = list(replies)
+        self.finish_reason = finish_reason
+        self.errors = errors or {}
+        self.sent = 0
         self.batches: list[list[VLRequest | LMRequest]] = []
 
     def generate(self, requests: Sequence[VLRequest | LMRequest]) -> list[Generation]:
         self.batches.append(list(requests))
-        return [Generation(self.replies.pop(0), Usage(10, 5, 0.01, 1)) for _ in requests]
+        out = []
+        for _ in requests:
+            error = self.errors.get(self.sent)
+            self.sent += 1
+            out.append(Generation(self.replies.pop(0), Usage(10, 5, 0.01, 1), self.finish_reason, error))
+        return out
 
 
 def role(repairs: int = 2) -> RoleConfig:
@@ -232,13 +242,40 @@ def test_a_bare_list_is_wrapped_into_the_single_list_field() -> None:
 
 def test_after_the_bound_a_one_line_model_error_names_task_role_and_error() -> None:
     engine = ScriptedEngine(["not json"] * 3)
-    with pytest.raises(ModelError) as info:
-        PromptedVision(engine, role(repairs=2)).caption_clips([clip()])
+    with pytest.raises(MalformedOutputError) as info:
+        PromptedLanguage(engine, role(repairs=2)).summarise([["a"]])
     message = str(info.value)
     assert "\n" not in message
-    assert "caption_clip" in message and "vlm" in message and "scripted" in message
+    assert "summarise" in message and "llm" in message and "scripted" in message
     assert "3 time(s)" in message and "no JSON object" in message
     assert len(engine.batches) == 3
+
+
+def test_a_clip_task_hands_back_each_unusable_clip_with_its_raw_reply_and_keeps_the_others() -> None:
+    engine = ScriptedEngine(['{"caption": "A man waves."}', "not json", "still not json"])
+    out = PromptedVision(engine, role(repairs=1)).caption_clips([clip(), clip("hello")])
+    assert out[0] == "A man waves."
+    assert out[1] == Unusable("caption_clip: the reply holds no JSON object", "still not json")
+    assert [len(batch) for batch in engine.batches] == [2, 1]
+
+
+def test_a_reply_cut_by_the_token_limit_is_asked_again_once_with_a_larger_budget() -> None:
+    cut = '{"caption": "A man wa'
+    engine = ScriptedEngine([cut, cut, '{"caption": "A man waves."}'], finish_reason="length")
+    assert PromptedVision(engine, role(repairs=1)).caption_clips([clip()]) == ["A man waves."]
+    budgets = [batch[0].max_tokens for batch in engine.batches]
+    assert budgets == [None, 2 * 512, 2 * 512], "doubled once, then repaired with the same larger budget"
+    assert "the reply holds no JSON object" in engine.batches[2][0].prompt, "the second cut reply went to repair"
+
+
+def test_a_transport_failure_of_one_clip_keeps_the_others_and_of_all_raises() -> None:
+    engine = ScriptedEngine(['{"caption": "ok"}', "", '{"caption": "fine"}'], errors={1: "vlm at http://x: HTTP 503"})
+    out = PromptedVision(engine, role()).caption_clips([clip(), clip(), clip()])
+    assert out[0] == "ok" and out[2] == "fine" and out[1] == Unusable("vlm at http://x: HTTP 503")
+    assert len(engine.batches) == 1, "a request lost in transport is not re-asked (the backend retried it)"
+    down = ScriptedEngine(["", ""], errors={0: "vlm at http://x: cannot connect", 1: "vlm at http://x: cannot connect"})
+    with pytest.raises(ModelError, match="cannot connect"):
+        PromptedVision(down, role()).caption_clips([clip(), clip()])
 
 
 def test_zero_repairs_means_one_attempt() -> None:

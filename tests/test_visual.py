@@ -340,7 +340,7 @@ def test_a_colour_question_is_answered_through_visual_memory_offline(picture_mem
 def test_a_frame_is_described_from_its_clips_analysis_without_new_detection(picture_memory, monkeypatch) -> None:
     store, _ = picture_memory
     scene = offline_models().offline_scene
-    frames = [open_frame(store, "frames/v/00003_0.jpg"), text_picture("HARBOUR").rotate(180)]  # one is new
+    frames = [open_frame(store.root, "frames/v/00003_0.jpg"), text_picture("HARBOUR").rotate(180)]  # one is new
     scene.analyse([ClipView("v", 30, 40, frames, [32.5, 37.5])])
     reads, read = [], scene.ocr.read
     monkeypatch.setattr(scene.ocr, "read", lambda rgb: reads.append(1) or read(rgb))
@@ -367,7 +367,7 @@ def test_open_clip_path_embeds_segments_with_a_tiny_random_clip(tmp_path: Path) 
     assert VisualStage().run(ctx, [VideoSource(Path("v.mp4"), "v")]).done == 3
     rows = _rows(store)
     assert {r["embedder"] for r in rows} == {f"open_clip:{TINY_CLIP_ARCH}@{weights}:{TINY_CLIP['embed_dim']}"}
-    frames = [open_frame(store, p) for p in json.loads(rows[1]["frames_json"])]
+    frames = [open_frame(store.root, p) for p in json.loads(rows[1]["frames_json"])]
     mean = models.visual_embedder.embed_images(frames).mean(axis=0)
     assert np.allclose(np.frombuffer(rows[1]["vector"], np.float32), mean / np.linalg.norm(mean), atol=1e-5)
     found = VisualMemory(store, models).retrieve("a blue box", 3)

@@ -86,12 +86,15 @@ class _FakeLLM:
         self.created.append(args)
         self.calls: list[tuple[list, list]] = []
 
+    def reply(self, i: int) -> str:
+        return f"reply {i}"
+
     def chat(self, conversations: list, sampling_params: list, use_tqdm: bool) -> list:
         self.calls.append((conversations, sampling_params))
         return [
             types.SimpleNamespace(
                 prompt_token_ids=list(range(10 + i)),
-                outputs=[types.SimpleNamespace(text=f"reply {i}", token_ids=list(range(i + 1)))],
+                outputs=[types.SimpleNamespace(text=self.reply(i), token_ids=list(range(i + 1)), finish_reason="stop")],
             )
             for i in range(len(conversations))
         ]
@@ -128,3 +131,36 @@ def test_one_chat_call_per_batch_with_token_counts(monkeypatch: pytest.MonkeyPat
     assert [(g.usage.prompt_tokens, g.usage.completion_tokens) for g in generations] == [(10, 1), (11, 2)]
     total = meter.by_role()["vlm"]
     assert (total.prompt_tokens, total.completion_tokens, total.calls) == (21, 3, 2)
+
+
+class _CaptioningLLM(_FakeLLM):
+    def reply(self, i: int) -> str:
+        return f'{{"caption": "clip {i}"}}'
+
+
+def test_a_stage_hands_its_pending_clips_to_the_engine_together(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
+    from kill_stage import ScriptedModels
+    from memory_stores import hand_store
+
+    from videomem.config import PipelineConfig
+    from videomem.models import vllm_engine
+    from videomem.models.prompted import PromptedVision
+    from videomem.pipeline.base import StageContext, VideoSource
+    from videomem.pipeline.caption import CaptionStage
+
+    _fake_vllm(monkeypatch, StructuredOutputsParams=_Params)
+    sys.modules["vllm"].LLM = _CaptioningLLM
+    sys.modules["vllm"].SamplingParams = _FakeSamplingParams
+    vllm_engine._shared_llm.cache_clear()
+    cfg = RoleConfig(backend="vllm", model="m", options={"window": 6})
+    engine = VLLMEngine(cfg, "vlm", UsageMeter())
+    vllm_engine._shared_llm.cache_clear()
+    store = hand_store(tmp_path, [None] * 8)
+    ctx = StageContext(
+        store, PipelineConfig(caption_batch_size=2), lambda: ScriptedModels(vision=PromptedVision(engine, cfg)),
+        show_progress=False, stages=("caption",),
+    )
+    result = CaptionStage().run(ctx, [VideoSource(tmp_path / "v.mp4", "v")])
+    assert result.done == 8
+    assert [len(conversations) for conversations, _ in engine.llm.calls] == [6, 2], "windows, not caption batches"
+    assert [r[0] for r in store.query("SELECT text FROM events ORDER BY t_start")][:2] == ["clip 0", "clip 1"]

@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from videomem.models.random_weights import CHAT_TEMPLATE, SPECIAL_TOKENS, train_tokenizer
+
 TINY_CLIP_ARCH = "videomem-tiny-clip"
 TINY_CLIP = {
     "embed_dim": 16,
@@ -32,27 +34,6 @@ def build_tiny_clip(directory: Path, seed: int = 0) -> Path:
     torch.save(model.state_dict(), path)
     return path
 
-QWEN_SPECIAL_TOKENS = [
-    "<|endoftext|>",
-    "<|im_start|>",
-    "<|im_end|>",
-    "<|vision_start|>",
-    "<|vision_end|>",
-    "<|image_pad|>",
-    "<|video_pad|>",
-]
-
-# A Qwen-style chat template: images become <|vision_start|><|image_pad|><|vision_end|>, which
-# the processor expands to one pad token per merged image patch.
-QWEN_CHAT_TEMPLATE = (
-    "{% for message in messages %}<|im_start|>{{ message['role'] }}\n"
-    "{% if message['content'] is string %}{{ message['content'] }}"
-    "{% else %}{% for part in message['content'] %}"
-    "{% if part['type'] == 'image' %}<|vision_start|><|image_pad|><|vision_end|>"
-    "{% elif part['type'] == 'text' %}{{ part['text'] }}{% endif %}"
-    "{% endfor %}{% endif %}<|im_end|>\n{% endfor %}"
-    "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
-)
 
 PATCH = 14
 MERGE = 2
@@ -62,23 +43,8 @@ IMAGE_SIDE = PATCH * MERGE * 2
 
 
 def _tokenizer():
-    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
-    from transformers import PreTrainedTokenizerFast
-
-    bpe = Tokenizer(models.BPE())
-    bpe.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
-    bpe.decoder = decoders.ByteLevel()
-    trainer = trainers.BpeTrainer(
-        vocab_size=400,
-        special_tokens=QWEN_SPECIAL_TOKENS,
-        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
-        show_progress=False,
-    )
     corpus = ["You describe video clips. Reply with one JSON object: caption, objects, answer, summary."]
-    bpe.train_from_iterator(corpus * 4, trainer=trainer)
-    return PreTrainedTokenizerFast(
-        tokenizer_object=bpe, eos_token="<|im_end|>", pad_token="<|endoftext|>", padding_side="left"
-    )
+    return train_tokenizer(400, corpus * 4)
 
 
 def build_tiny_qwen2_vl(directory: Path, seed: int = 0) -> Path:
@@ -94,13 +60,13 @@ def build_tiny_qwen2_vl(directory: Path, seed: int = 0) -> Path:
     )
 
     tokenizer = _tokenizer()
-    ids = {token: tokenizer.convert_tokens_to_ids(token) for token in QWEN_SPECIAL_TOKENS}
+    ids = {token: tokenizer.convert_tokens_to_ids(token) for token in SPECIAL_TOKENS}
     pixels = IMAGE_SIDE * IMAGE_SIDE
     processor = Qwen2VLProcessor(
         image_processor=Qwen2VLImageProcessor(min_pixels=pixels, max_pixels=pixels, patch_size=PATCH, merge_size=MERGE),
         tokenizer=tokenizer,
         video_processor=Qwen2VLVideoProcessor(),
-        chat_template=QWEN_CHAT_TEMPLATE,
+        chat_template=CHAT_TEMPLATE,
     )
     config = Qwen2VLConfig(
         text_config={

@@ -19,6 +19,8 @@ from videomem.errors import VideomemError
 from videomem.timeline import format_clock
 
 DEFAULT_WORKERS = min(os.cpu_count() or 1, 8)
+REPLY_SHOWN = 200
+"""Characters of a failed unit's raw model reply that `info` prints (the store keeps all of it)."""
 
 app = typer.Typer(
     help="Turn long videos into a multimodal memory and ask questions of it.",
@@ -129,6 +131,15 @@ def info(store: StoreOpt, models: ModelsOpt = None) -> None:
     out.print(f"transcripts: {sum(summary.transcripts.values())}" + (f" ({by_source})" if by_source else ""), highlight=False)
     for stage, n in summary.stages.items():
         out.print(f"stage {stage}: {n} units done", highlight=False)
+    for row in summary.failures:
+        reply = " ".join(row["reply"].split())
+        out.print(
+            f"failed {row['stage']} {row['unit']} ({row['attempts']} run(s); re-run ingest to retry): {row['error']}"
+            + (f"; reply: {reply[:REPLY_SHOWN]}{'...' if len(reply) > REPLY_SHOWN else ''}" if reply else ""),
+            highlight=False,
+            markup=False,
+            soft_wrap=True,
+        )
     for name, stats in summary.memories.items():
         sizes = ", ".join(f"{k} {v}" for k, v in stats.items())
         out.print(f"memory {name}: {sizes}", highlight=False)

@@ -8,7 +8,7 @@ allowed, instead of surfacing as a KeyError deep inside a stage.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import Annotated, Any, Literal, TypeVar
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
@@ -98,7 +98,9 @@ class RoleConfig(_Strict):
     dtype: str | None = None
     max_tokens: int = Field(512, ge=1)
     temperature: float = Field(0.0, ge=0, le=2)
-    batch_size: int = Field(8, ge=1)
+    batch_size: Annotated[int, Field(ge=1)] | Literal["auto"] = Field(
+        8, description="requests per model call; 'auto' (transformers): the largest batch free GPU memory holds"
+    )
     concurrency: int = Field(8, ge=1)
     timeout_s: float = Field(120.0, gt=0, description="seconds one attempt may wait for an answer")
     deadline_s: float = Field(
@@ -115,6 +117,8 @@ class RoleConfig(_Strict):
             raise ValueError(f"backend {self.backend!r} needs 'model'")
         if self.backend == "openai" and not self.base_url:
             raise ValueError("backend 'openai' needs 'base_url' (e.g. http://localhost:8000/v1)")
+        if self.batch_size == "auto" and self.backend != "transformers":
+            raise ValueError("batch_size 'auto' is for the transformers backend; give a number")
         return self
 
 

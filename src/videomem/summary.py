@@ -24,6 +24,9 @@ class StoreSummary:
     """Transcript lines per source (sidecar, egolifecap, ...)."""
     stages: dict[str, int]
     """Units done per stage."""
+    failures: list[dict[str, Any]]
+    """Units whose model output stayed unusable (stage, unit, error, reply, attempts); the next
+    ingest retries them."""
     memories: dict[str, dict[str, int]]
     """Memory name → its `stats()`, in registry order."""
     timeline: str
@@ -44,6 +47,7 @@ def summarize(store: Store, models: ModelSet) -> StoreSummary:
             for r in store.query("SELECT source, COUNT(*) AS n FROM transcripts GROUP BY source ORDER BY source")
         },
         stages=dict(sorted(store.stage_counts().items())),
+        failures=[dict(r) for r in store.failures()],
         memories={name: open_memory(name, store, models).stats() for name in MEMORIES},
         timeline=timeline_kind(store),
     )

@@ -32,7 +32,7 @@ from videomem.store import Store
 PARTS = ("store", "pipeline", "models", "agent")
 SAME_FOOTING = ("store", "pipeline", "models")
 """What two runs must share for their numbers to be compared: all but the agent."""
-_UNHASHED = ("meta", "stage_progress")
+_UNHASHED = ("meta", "stage_progress", "stage_failures")
 SHOWN = 3
 """Differing keys named per part; the rest are counted."""
 

@@ -7,18 +7,17 @@ that knows the layout.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TypeVar
 
 import numpy as np
 from PIL import Image
 
-from videomem.errors import ModelError, StoreError, VideomemError
+from videomem.errors import StoreError, VideomemError
 from videomem.models.base import ClipView
-from videomem.pipeline.base import StageResult
 from videomem.store import Store
-from videomem.store.vectors import ProgressFactory
 from videomem.timeline import UNTIL_SLACK, TimelineKind, format_time
 
 T = TypeVar("T")
@@ -51,8 +50,9 @@ def clips_of(store: Store, video_ids: Sequence[str]) -> list[ClipRow]:
     return [ClipRow(r["id"], r["video_id"], r["idx"], r["t_start"], r["t_end"]) for r in rows]
 
 
-def open_frame(store: Store, relative: str) -> Image.Image:
-    path = store.root / relative
+def open_frame(root: Path, relative: str) -> Image.Image:
+    """A frame of the store at `root` (paths in the `frames` table are relative to it)."""
+    path = root / relative
     try:
         with Image.open(path) as image:
             return image.convert("RGB")
@@ -69,15 +69,38 @@ def transcript_of(store: Store, clip_ids: Sequence[int]) -> str:
     return " ".join(f"{r['speaker']}: {r['text']}" if r["speaker"] else r["text"] for r in rows)
 
 
-def clip_view(store: Store, clip: ClipRow) -> ClipView:
+@dataclass(frozen=True)
+class ClipSources:
+    """Where a clip's view comes from: its frame files and times, and its transcript. Read from
+    SQLite in the thread that owns the store; `load` only reads files, so it can run ahead in
+    another thread."""
+
+    clip: ClipRow
+    root: Path
+    frame_paths: tuple[str, ...]
+    frame_times: tuple[float, ...]
+    transcript: str
+
+    @property
+    def empty(self) -> bool:
+        """Nothing to look at or read (a gap in the video)."""
+        return not self.frame_paths and not self.transcript
+
+    def load(self) -> ClipView:
+        return ClipView(
+            video_id=self.clip.video_id,
+            t_start=self.clip.t_start,
+            t_end=self.clip.t_end,
+            frames=[open_frame(self.root, p) for p in self.frame_paths],
+            frame_times=list(self.frame_times),
+            transcript=self.transcript,
+        )
+
+
+def clip_sources(store: Store, clip: ClipRow) -> ClipSources:
     frames = store.query("SELECT t, path FROM frames WHERE clip_id = ? ORDER BY t", (clip.id,))
-    return ClipView(
-        video_id=clip.video_id,
-        t_start=clip.t_start,
-        t_end=clip.t_end,
-        frames=[open_frame(store, f["path"]) for f in frames],
-        frame_times=[f["t"] for f in frames],
-        transcript=transcript_of(store, [clip.id]),
+    return ClipSources(
+        clip, store.root, tuple(f["path"] for f in frames), tuple(f["t"] for f in frames), transcript_of(store, [clip.id])
     )
 
 
@@ -101,7 +124,7 @@ def frames_view(store: Store, frames: Sequence, t_start: float, t_end: float) ->
         video_id=frames[0]["video_id"],
         t_start=t_start,
         t_end=t_end,
-        frames=[open_frame(store, f["path"]) for f in frames],
+        frames=[open_frame(store.root, f["path"]) for f in frames],
         frame_times=[f["t"] for f in frames],
         transcript=transcript_of(store, sorted({f["clip_id"] for f in frames})),
     )
@@ -166,55 +189,3 @@ def visible_ids(store: Store, table: str, until: float | None, video_id: str | N
     where, params = scope_sql(until, video_id)
     return [r["id"] for r in store.query(f"SELECT id FROM {table} WHERE {where}", params)] if where else None
 
-
-def process_pending_clips(
-    store: Store,
-    stage: str,
-    video_ids: Sequence[str],
-    batch_size: int,
-    work: Callable[[list[ClipRow], list[ClipView]], None],
-    progress: ProgressFactory | None,
-    left_behind: str,
-) -> StageResult:
-    """Run `work(clips, views)` over the clips not yet done for `stage`, a batch at a time.
-
-    A clip whose frames cannot be read is reported and left out of its batch. A clip with no
-    frames and no speech (a gap in the video) has nothing to look at: it is marked done with no
-    model call. A model failure ends the stage's run and is reported, not raised: the clips
-    already done are committed, and the next ingest resumes at the first clip left.
-    """
-    clips = clips_of(store, video_ids)
-    done = store.done_units(stage)
-    pending = [c for c in clips if c.unit not in done]
-    result = StageResult(stage, skipped=len(clips) - len(pending))
-    bar = progress(len(pending), stage) if progress else None
-    for start in range(0, len(pending), batch_size):
-        batch = pending[start : start + batch_size]
-        clips, views = [], []
-        for clip in batch:
-            try:
-                view = clip_view(store, clip)
-            except StoreError as exc:
-                result.failures.append((clip.unit, str(exc)))
-                continue
-            if view.frames or view.transcript:
-                views.append(view)
-                clips.append(clip)
-            else:
-                with store.transaction() as tx:
-                    Store.mark_done(tx, stage, clip.unit)
-                result.done += 1
-        try:
-            if clips:
-                work(clips, views)
-                result.done += len(clips)
-        except ModelError as exc:
-            left = len(pending) - start
-            result.failures.append((stage, f"{exc} ({left} clips left {left_behind}; re-run ingest to resume)"))
-            break
-        finally:
-            if bar is not None:
-                bar.update(len(batch))
-    if bar is not None:
-        bar.close()
-    return result

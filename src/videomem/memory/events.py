@@ -1,8 +1,9 @@
 """Event memory (TeleMem): one caption per clip, fixed once written, searchable by meaning.
 
-Captions are written in batches (one vision call per `caption_batch_size` clips, so GPU
-backends batch) but committed one clip per transaction together with the clip's progress, so
-a killed ingest loses at most the batch in flight and never writes a caption twice.
+Captions are written by the vision pass (`memory/vision_pass.py`: in batches, together with the
+clip's object records when the run builds both) and committed one clip per transaction together
+with the clip's progress, so a killed ingest loses at most the batches in flight and never
+writes a caption twice.
 
 A caption's `source` says where it came from: `generated` by this stage, or imported from a
 dataset's own captions (`pipeline/imports.py` marks those clips captioned, so this stage makes
@@ -11,12 +12,13 @@ no vision call for them, and its `--force` reset leaves them to the import).
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Sequence
 
 from videomem.config import PipelineConfig
 from videomem.evidence import Evidence
-from videomem.memory.clips import ClipRow, clips_of, process_pending_clips, visible_ids
-from videomem.models.base import ClipView
+from videomem.memory.clips import ClipRow, clips_of, visible_ids
+from videomem.memory.vision_pass import Output, describe_pending
 from videomem.models.registry import ModelSet
 from videomem.pipeline.base import StageResult
 from videomem.store import Store
@@ -52,25 +54,16 @@ class EventMemory:
 
     def build(self, cfg: PipelineConfig, video_ids: Sequence[str], progress: ProgressFactory | None = None) -> StageResult:
         """Caption every clip of these videos that has no caption yet, then refresh the index."""
-        result = process_pending_clips(
-            self.store, STAGE, video_ids, cfg.caption_batch_size, self._caption_batch, progress, "uncaptioned"
-        )
-        self.index.refresh()
-        self.index.ensure(progress)
+        result = describe_pending(
+            self.store, lambda: self.models.vision, video_ids, cfg.caption_batch_size, progress, caption=OUTPUT
+        )[STAGE]
+        self.refresh(progress)
         return result
 
-    def _caption_batch(self, clips: list[ClipRow], views: list[ClipView]) -> None:
-        captions = self.models.vision.caption_clips(views)
-        if len(captions) != len(views):
-            raise RuntimeError(f"caption_clips returned {len(captions)} captions for {len(views)} clips")
-        for clip, caption in zip(clips, captions):
-            with self.store.transaction() as tx:
-                tx.execute(
-                    "INSERT OR REPLACE INTO events (clip_id, video_id, t_start, t_end, text, source) "
-                    "VALUES (?, ?, ?, ?, ?, ?)",
-                    (clip.id, clip.video_id, clip.t_start, clip.t_end, caption.strip(), GENERATED),
-                )
-                Store.mark_done(tx, STAGE, clip.unit)
+    def refresh(self, progress: ProgressFactory | None = None) -> None:
+        """Bring the caption index up to date with the stored captions."""
+        self.index.refresh()
+        self.index.ensure(progress)
 
     def stats(self) -> dict[str, int]:
         """Captions in all, and per source (generated, egolifecap, ...)."""
@@ -93,6 +86,31 @@ class EventMemory:
         return sorted(evidence, key=lambda e: (-e.score, e.t_start))
 
 
+def write_caption(tx: sqlite3.Connection, clip: ClipRow, caption: str) -> None:
+    tx.execute(
+        "INSERT OR REPLACE INTO events (clip_id, video_id, t_start, t_end, text, source) VALUES (?, ?, ?, ?, ?, ?)",
+        (clip.id, clip.video_id, clip.t_start, clip.t_end, caption.strip(), GENERATED),
+    )
+
+
+def imported_captions(store: Store, video_ids: Sequence[str]) -> dict[str, str]:
+    """Clip unit → caption, for the clips of these videos whose caption was imported (not
+    written by this stage): their object records are read from that text, not from the frames."""
+    if not video_ids:
+        return {}
+    marks = ",".join("?" * len(video_ids))
+    rows = store.query(
+        "SELECT c.id, c.video_id, c.idx, c.t_start, c.t_end, e.text FROM events e JOIN clips c ON c.id = e.clip_id "
+        f"WHERE e.source != ? AND c.video_id IN ({marks})",
+        (GENERATED, *video_ids),
+    )
+    return {ClipRow(r["id"], r["video_id"], r["idx"], r["t_start"], r["t_end"]).unit: r["text"] for r in rows}
+
+
+OUTPUT = Output(STAGE, write_caption)
+"""What the vision pass fills for this memory."""
+
+
 def reset(store: Store, video_ids: Sequence[str]) -> None:
     """Forget the captions this stage wrote for these videos so the next build writes them
     again (the index notices the change through its fingerprint). Imported captions stay."""
@@ -101,3 +119,4 @@ def reset(store: Store, video_ids: Sequence[str]) -> None:
     with store.transaction() as tx:
         tx.executemany("DELETE FROM events WHERE video_id = ? AND source = ?", [(v, GENERATED) for v in video_ids])
         tx.executemany("DELETE FROM stage_progress WHERE stage = ? AND unit = ?", [(STAGE, u) for u in units])
+        tx.executemany("DELETE FROM stage_failures WHERE stage = ? AND unit = ?", [(STAGE, u) for u in units])

@@ -1,9 +1,10 @@
 """Key-value object memory (TeleMem).
 
 Per clip, the vision model lists the people and objects it sees as records — key: name, kind,
-appearance, identity cues; value: what the entity does or its state in that clip. A clip whose
-caption was imported (EgoLifeCap) gets no vision pass: the text model reads its records from
-that caption instead. Each record
+appearance, identity cues; value: what the entity does or its state in that clip
+(`memory/vision_pass.py`: from the same request as the clip's caption when a run builds both).
+A clip whose caption was imported (EgoLifeCap) gets no vision pass: the text model reads its
+records from that caption instead. Each record
 is kept as an observation (provenance, with its clip's time range). Consolidation links
 observations of one entity to one object, in batches of `object_batch_size` so the language
 model never sees the whole memory at once: a cheap embedding gate on the key text proposes
@@ -21,6 +22,7 @@ leaks through a consolidated summary.
 from __future__ import annotations
 
 import json
+import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -30,8 +32,9 @@ from videomem.config import PipelineConfig
 from videomem.errors import ModelError
 from videomem.evidence import Evidence
 from videomem.memory import events
-from videomem.memory.clips import ClipRow, TimeText, clips_of, process_pending_clips, scope_sql
-from videomem.models.base import ClipView, ObjectRecord
+from videomem.memory.clips import ClipRow, TimeText, clips_of, scope_sql
+from videomem.memory.vision_pass import Output, describe_pending
+from videomem.models.base import ObjectRecord
 from videomem.models.registry import ModelSet
 from videomem.pipeline.base import StageResult
 from videomem.store import Store
@@ -164,8 +167,16 @@ class ObjectMemory:
 
     # ------------------------------------------------------------ build
 
-    def build(self, cfg: PipelineConfig, video_ids: Sequence[str], progress: ProgressFactory | None = None) -> StageResult:
-        result = self.extract(cfg, video_ids, progress)
+    def build(
+        self,
+        cfg: PipelineConfig,
+        video_ids: Sequence[str],
+        progress: ProgressFactory | None = None,
+        exclude: frozenset[str] = frozenset(),
+    ) -> StageResult:
+        """Extract the records of clips not done yet (but those in `exclude`), consolidate every
+        pending record, refresh the index."""
+        result = self.extract(cfg, video_ids, progress, exclude)
         try:
             self.consolidate(cfg, progress)
         except ModelError as exc:
@@ -174,41 +185,52 @@ class ObjectMemory:
         self.index.ensure(progress)
         return result
 
-    def extract(self, cfg: PipelineConfig, video_ids: Sequence[str], progress: ProgressFactory | None = None) -> StageResult:
-        """Record the objects of every clip not yet done, one transaction per clip."""
-        return process_pending_clips(
-            self.store, STAGE, video_ids, cfg.caption_batch_size, self._extract_batch, progress, "without objects"
-        )
+    def extract(
+        self,
+        cfg: PipelineConfig,
+        video_ids: Sequence[str],
+        progress: ProgressFactory | None = None,
+        exclude: frozenset[str] = frozenset(),
+    ) -> StageResult:
+        """Record the objects of every clip not yet done (but those in `exclude`), one
+        transaction per clip: from the imported caption's text where there is one, else from
+        the frames."""
+        imported = events.imported_captions(self.store, video_ids)
+        result = self._read_imported(cfg, video_ids, imported, exclude)
+        seen = describe_pending(
+            self.store, lambda: self.models.vision, video_ids, cfg.caption_batch_size, progress,
+            objects=OUTPUT, exclude=exclude | frozenset(imported),
+        )[STAGE]
+        result.done += seen.done
+        result.skipped += seen.skipped
+        result.failures += seen.failures
+        return result
 
-    def _extract_batch(self, clips: list[ClipRow], views: list[ClipView]) -> None:
-        marks = ",".join("?" * len(clips))
-        imported = {
-            r["clip_id"]: r["text"]
-            for r in self.store.query(
-                f"SELECT clip_id, text FROM events WHERE clip_id IN ({marks}) AND source != ?",
-                (*(c.id for c in clips), events.GENERATED),
-            )
-        }
-        seen = [i for i, c in enumerate(clips) if c.id not in imported]
-        read = [i for i, c in enumerate(clips) if c.id in imported]
-        per_clip: list[list[ObjectRecord]] = [[] for _ in clips]
-        if seen:
-            _place(per_clip, seen, self.models.vision.extract_objects([views[i] for i in seen]), "extract_objects")
-        if read:
-            texts = [imported[clips[i].id] for i in read]
-            _place(per_clip, read, self.models.language.extract_objects_from_text(texts), "extract_objects_from_text")
-        for clip, records in zip(clips, per_clip):
-            with self.store.transaction() as tx:
-                tx.executemany(  # a record listed twice for one clip is one observation
-                    "INSERT OR IGNORE INTO object_observations (clip_id, video_id, t_start, t_end, name, kind, "
-                    "appearance_json, identity_json, value) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    [
-                        (clip.id, clip.video_id, clip.t_start, clip.t_end, r.name, r.kind,
-                         json.dumps(r.appearance), json.dumps(r.identity), r.value)
-                        for r in records
-                    ],
-                )
-                Store.mark_done(tx, STAGE, clip.unit)
+    def _read_imported(
+        self, cfg: PipelineConfig, video_ids: Sequence[str], imported: dict[str, str], exclude: frozenset[str]
+    ) -> StageResult:
+        """Records of the clips with an imported caption not done yet, read by the text model
+        from it (the vision pass counts those already done as skipped)."""
+        done = self.store.done_units(STAGE)
+        todo = [
+            c for c in clips_of(self.store, video_ids) if c.unit in imported and c.unit not in done | exclude
+        ]
+        result = StageResult(STAGE)
+        for start in range(0, len(todo), cfg.caption_batch_size):
+            batch = todo[start : start + cfg.caption_batch_size]
+            try:
+                found = self.models.language.extract_objects_from_text([imported[c.unit] for c in batch])
+            except ModelError as exc:
+                result.failures.append((STAGE, f"{exc} ({len(todo) - start} clips left without objects; re-run ingest to resume)"))
+                break
+            if len(found) != len(batch):
+                raise RuntimeError(f"extract_objects_from_text returned {len(found)} lists for {len(batch)} clips")
+            for clip, records in zip(batch, found):
+                with self.store.transaction() as tx:
+                    write_records(tx, clip, records)
+                    Store.mark_done(tx, STAGE, clip.unit)
+                result.done += 1
+        return result
 
     def consolidate(self, cfg: PipelineConfig, progress: ProgressFactory | None = None) -> int:
         """Link every pending observation to an object. Returns how many were linked."""
@@ -459,12 +481,20 @@ class ObjectMemory:
         return " ".join(line.rstrip(".") + "." for line in lines)
 
 
-def _place(per_clip: list[list[ObjectRecord]], at: list[int], found: list[list[ObjectRecord]], task: str) -> None:
-    """Put the records a task found for the clips at positions `at` in place."""
-    if len(found) != len(at):
-        raise RuntimeError(f"{task} returned {len(found)} lists for {len(at)} clips")
-    for i, records in zip(at, found):
-        per_clip[i] = records
+def write_records(tx: sqlite3.Connection, clip: ClipRow, records: list[ObjectRecord]) -> None:
+    tx.executemany(  # a record listed twice for one clip is one observation
+        "INSERT OR IGNORE INTO object_observations (clip_id, video_id, t_start, t_end, name, kind, "
+        "appearance_json, identity_json, value) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [
+            (clip.id, clip.video_id, clip.t_start, clip.t_end, r.name, r.kind,
+             json.dumps(r.appearance), json.dumps(r.identity), r.value)
+            for r in records
+        ],
+    )
+
+
+OUTPUT = Output(STAGE, write_records)
+"""What the vision pass fills for this memory."""
 
 
 def reset(store: Store, video_ids: Sequence[str]) -> None:
@@ -476,3 +506,4 @@ def reset(store: Store, video_ids: Sequence[str]) -> None:
         tx.execute("DELETE FROM objects")
         tx.executemany("DELETE FROM object_observations WHERE video_id = ?", [(v,) for v in video_ids])
         tx.executemany("DELETE FROM stage_progress WHERE stage = ? AND unit = ?", [(STAGE, u) for u in units])
+        tx.executemany("DELETE FROM stage_failures WHERE stage = ? AND unit = ?", [(STAGE, u) for u in units])

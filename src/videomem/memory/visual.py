@@ -243,7 +243,7 @@ class VisualMemory:
         readable, images = [], []
         for segment in batch:
             try:
-                frames = [open_frame(self.store, path) for path in segment.frames]
+                frames = [open_frame(self.store.root, path) for path in segment.frames]
             except StoreError as exc:
                 result.failures.append((segment.unit, str(exc)))
                 continue

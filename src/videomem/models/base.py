@@ -17,7 +17,9 @@ and a question its own cost.
 
 from __future__ import annotations
 
+import itertools
 import threading
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
@@ -82,10 +84,68 @@ class UsageMeter:
 # ---------------------------------------------------------------- engines
 
 
+class WallShare:
+    """Usage seconds, counted the same way by every backend: the wall time a request is in
+    flight, shared equally among the requests in flight with it. A batch of n that runs for t
+    seconds gives each t / n; the seconds of a run add up to the time the model was busy, however
+    the requests overlapped (concurrent HTTP requests are not summed)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._tokens = itertools.count()
+        self._open: dict[int, float] = {}
+        self._last = time.perf_counter()
+
+    def _advance(self) -> None:
+        now = time.perf_counter()
+        if self._open:
+            share = (now - self._last) / len(self._open)
+            for token in self._open:
+                self._open[token] += share
+        self._last = now
+
+    def start(self, n: int = 1) -> list[int]:
+        """Open n requests; returns their tokens for `stop`."""
+        with self._lock:
+            self._advance()
+            tokens = [next(self._tokens) for _ in range(n)]
+            self._open.update((token, 0.0) for token in tokens)
+            return tokens
+
+    def stop(self, tokens: Sequence[int]) -> list[float]:
+        """Close these requests; returns the seconds each was charged."""
+        with self._lock:
+            self._advance()
+            return [self._open.pop(token) for token in tokens]
+
+
 @dataclass
 class Generation:
     text: str
     usage: Usage
+    finish_reason: str | None = None
+    """"stop", or "length" when the token budget cut the reply (None when the backend cannot tell)."""
+    error: str | None = None
+    """Set when this request failed for good (its retries spent) while others of its batch did not."""
+
+
+@dataclass(frozen=True)
+class Unusable:
+    """A request whose reply stayed unusable after the bounded re-asks (or whose transport
+    failed): why, and the raw reply, so a stage records the clip as failed and goes on."""
+
+    error: str
+    reply: str = ""
+
+
+@dataclass(frozen=True)
+class Batching:
+    """How a stage hands clips to a vision task set: `size` clips per call and `parallel` calls
+    in flight at once (an HTTP server batches whatever arrives together; a GPU engine wants one
+    large call)."""
+
+    size: int
+    parallel: int = 1
 
 
 @dataclass
@@ -165,6 +225,14 @@ class ObjectRecord(BaseModel):
 
 class ObjectsOut(BaseModel):
     objects: list[ObjectRecord]
+
+
+class ClipNotes(BaseModel):
+    """One VLM pass over a clip: its caption and its object records together, so the frames
+    are sent (and prefilled) once for both memories."""
+
+    caption: str = Field(min_length=1, description="what happens in the clip, in plain sentences")
+    objects: list[ObjectRecord] = Field(description="the people and things seen, one record each")
 
 
 class MergeDecision(BaseModel):
@@ -344,9 +412,20 @@ class AgentState:
 
 
 class VisionTasks(Protocol):
-    def caption_clips(self, clips: Sequence[ClipView]) -> list[str]: ...
+    """Clip tasks answer per clip: a clip whose output stayed unusable comes back as `Unusable`
+    and the others of its call are kept."""
 
-    def extract_objects(self, clips: Sequence[ClipView]) -> list[list[ObjectRecord]]: ...
+    def describe_clips(self, clips: Sequence[ClipView]) -> list[ClipNotes | Unusable]:
+        """Caption and object records of each clip from one request per clip."""
+        ...
+
+    def caption_clips(self, clips: Sequence[ClipView]) -> list[str | Unusable]: ...
+
+    def extract_objects(self, clips: Sequence[ClipView]) -> list[list[ObjectRecord] | Unusable]: ...
+
+    def batching(self, batch_size: int) -> Batching:
+        """How to hand clips over, given the pipeline's `caption_batch_size`."""
+        ...
 
     def answer_from_frames(
         self, question: str, clip: ClipView, choices: list[str] | None = None

@@ -1,11 +1,19 @@
 """The `openai` backend: any OpenAI-compatible server (`vllm serve`, SGLang, Ollama, OpenAI).
 
-Requests of a batch run concurrently (up to `cfg.concurrency`), because a serving engine
-batches whatever arrives together. Transient failures (429, 5xx, dropped connections,
-timeouts) are retried with exponential backoff, within one overall deadline per request
-(`deadline_s`: no attempt starts after it, and the last one's timeout ends at it); anything
-left becomes one `ModelError` line that names the server URL and the role, so a wrong
-`base_url`, a server that is not up yet or one that never replies reads as such, in minutes.
+Requests of a batch run concurrently, because a serving engine batches whatever arrives
+together; `batching` tells a stage to keep several batches in flight, so that `cfg.concurrency`
+requests are really outstanding across a stage's batches (one HTTP connection pool, capped at
+`concurrency`, carries them all). Transient failures (429, 5xx, dropped connections, timeouts)
+are retried with exponential backoff (2, 4, 8 ... s) or as long as the server's `Retry-After`
+asks, within one overall deadline per request (`deadline_s`: no attempt starts after it, and the
+last one's timeout ends at it); anything left becomes one `ModelError` line that names the
+server URL and the role, so a wrong `base_url`, a server that is not up yet or one that never
+replies reads as such, in minutes. A request that fails for good does not discard the finished
+replies of its batch: it comes back with its error (`Generation.error`), unless all of the
+batch failed, which raises.
+
+The token budget goes out as `max_completion_tokens` (reasoning models refuse `max_tokens`;
+vLLM, SGLang and OpenAI accept it).
 
 `options.extra_body` is merged into every chat request, for server-specific fields (for example
 vLLM's `chat_template_kwargs: {enable_thinking: false}` for Qwen3 thinking models).
@@ -14,7 +22,9 @@ vLLM's `chat_template_kwargs: {enable_thinking: false}` for Qwen3 thinking model
 from __future__ import annotations
 
 import base64
+import email.utils
 import io
+import math
 import os
 import time
 from collections.abc import Sequence
@@ -24,11 +34,18 @@ from typing import Any
 import httpx
 import numpy as np
 from PIL.Image import Image
-from tenacity import Retrying, retry_if_exception, stop_after_attempt, stop_before_delay, wait_exponential
+from tenacity import (
+    RetryCallState,
+    Retrying,
+    retry_if_exception,
+    stop_after_attempt,
+    stop_before_delay,
+    wait_exponential,
+)
 
 from videomem.config import RoleConfig
 from videomem.errors import ModelError
-from videomem.models.base import Generation, LMRequest, Usage, UsageMeter, VLRequest
+from videomem.models.base import Batching, Generation, LMRequest, Usage, UsageMeter, VLRequest, WallShare
 from videomem.models.templates import with_schema
 
 RETRY_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
@@ -78,6 +95,39 @@ def strict_schema(schema: dict[str, Any]) -> dict[str, Any] | None:
         return None
 
 
+RETRY_AFTER_STATUS = frozenset({429, 503})
+"""Statuses whose `Retry-After` header says how long to wait before the next attempt."""
+BACKOFF = wait_exponential(multiplier=2, max=60)
+"""Waits between attempts when the server names none: 2, 4, 8 ... s, at most a minute."""
+
+
+def retry_after(response: httpx.Response) -> float | None:
+    """Seconds a 429/503 reply asks the client to wait (`Retry-After`: seconds or an HTTP date)."""
+    value = response.headers.get("retry-after")
+    if response.status_code not in RETRY_AFTER_STATUS or not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - time.time())
+
+
+def _wait(state: RetryCallState) -> float:
+    """The server's Retry-After when it gave one (never less than the backoff), else the backoff."""
+    backoff = BACKOFF(state)
+    err = state.outcome.exception() if state.outcome is not None else None
+    if isinstance(err, httpx.HTTPStatusError):
+        asked = retry_after(err.response)
+        if asked is not None:
+            return max(asked, backoff)
+    return backoff
+
+
 def _retryable(err: BaseException) -> bool:
     if isinstance(err, httpx.HTTPStatusError):
         return err.response.status_code in RETRY_STATUS
@@ -99,15 +149,18 @@ class _Client:
         self.base_url = str(cfg.base_url).rstrip("/")
         limits = httpx.Limits(max_connections=cfg.concurrency, max_keepalive_connections=cfg.concurrency)
         self.http = httpx.Client(headers=headers, timeout=cfg.timeout_s, limits=limits)
+        self.sleep = time.sleep
+        """How retries wait (tests record the waits instead of sleeping)."""
 
     def post(self, path: str, payload: dict[str, Any]) -> dict[str, Any]:
         url = f"{self.base_url}{path}"
         deadline = time.monotonic() + self.cfg.deadline_s
         retrying = Retrying(
             stop=stop_after_attempt(self.cfg.max_retries + 1) | stop_before_delay(self.cfg.deadline_s),
-            wait=wait_exponential(multiplier=0.5, max=30),
+            wait=_wait,
             retry=retry_if_exception(_retryable),
             reraise=True,
+            sleep=lambda seconds: self.sleep(seconds),
         )
         attempts = 0
         try:
@@ -157,6 +210,12 @@ class OpenAICompatEngine:
         self.role = role
         self.meter = meter
         self.client = _Client(cfg, role)
+        self.clock = WallShare()
+        self.http_pool = ThreadPoolExecutor(cfg.concurrency, thread_name_prefix=f"{role}-http")
+
+    def batching(self, batch_size: int) -> Batching:
+        """Enough batches in flight to keep `concurrency` requests outstanding."""
+        return Batching(batch_size, max(1, math.ceil(self.cfg.concurrency / batch_size)))
 
     def payload(self, request: VLRequest | LMRequest) -> dict[str, Any]:
         """The exact chat-completions body sent for one request."""
@@ -174,7 +233,7 @@ class OpenAICompatEngine:
         body: dict[str, Any] = {
             "model": self.cfg.model,
             "messages": messages,
-            "max_tokens": request.max_tokens or self.cfg.max_tokens,
+            "max_completion_tokens": request.max_tokens or self.cfg.max_tokens,
             "temperature": self.cfg.temperature,
         }
         if request.json_schema is not None and self.cfg.structured_output:
@@ -190,29 +249,39 @@ class OpenAICompatEngine:
         return body | self.cfg.options.get("extra_body", {})
 
     def _one(self, request: VLRequest | LMRequest) -> Generation:
-        started = time.perf_counter()
-        reply = self.client.post("/chat/completions", self.payload(request))
+        """One request; a failure after its retries comes back as `Generation.error`."""
+        [token] = self.clock.start()
         try:
-            text = reply["choices"][0]["message"]["content"] or ""
-        except (KeyError, IndexError, TypeError):
-            raise ModelError(
-                f"{self.role} at {self.client.base_url}: reply has no choices[0].message.content"
-            ) from None
+            reply = self.client.post("/chat/completions", self.payload(request))
+            try:
+                choice = reply["choices"][0]
+                text = choice["message"]["content"] or ""
+            except (KeyError, IndexError, TypeError):
+                raise ModelError(
+                    f"{self.role} at {self.client.base_url}: reply has no choices[0].message.content"
+                ) from None
+        except ModelError as err:
+            [seconds] = self.clock.stop([token])
+            self.meter.add(self.role, Usage(seconds=seconds, calls=1))
+            return Generation(text="", usage=Usage(seconds=seconds, calls=1), error=str(err))
+        [seconds] = self.clock.stop([token])
         tokens = reply.get("usage") or {}
         usage = Usage(
             prompt_tokens=int(tokens.get("prompt_tokens") or 0),
             completion_tokens=int(tokens.get("completion_tokens") or 0),
-            seconds=time.perf_counter() - started,
+            seconds=seconds,
             calls=1,
         )
         self.meter.add(self.role, usage)
-        return Generation(text=text, usage=usage)
+        return Generation(text=text, usage=usage, finish_reason=choice.get("finish_reason"))
 
     def generate(self, requests: Sequence[VLRequest | LMRequest]) -> list[Generation]:
-        if len(requests) <= 1:
-            return [self._one(request) for request in requests]
-        with ThreadPoolExecutor(max_workers=min(self.cfg.concurrency, len(requests))) as pool:
-            return list(pool.map(self._one, requests))
+        """Every request's generation, in order; raises only when all of them failed."""
+        generations = list(self.http_pool.map(self._one, requests))
+        failed = [g for g in generations if g.error is not None]
+        if failed and len(failed) == len(generations):
+            raise ModelError(failed[0].error)
+        return generations
 
 
 class OpenAICompatEmbedder:

@@ -3,8 +3,10 @@
 Every task renders `prompts/<task>.md`, sends the schema of its pydantic output model with the
 request (servers that support it constrain decoding to it), and validates the reply. Models
 still wrap JSON in fences or prose, or miss a field; cheap fixes are applied here, anything
-else is re-asked with the validation error appended, at most `cfg.json_repairs` times. After
-that the task fails with one `MalformedOutputError` line — a pipeline stage or an eval run records it and goes on.
+else is re-asked with the validation error appended, at most `cfg.json_repairs` times; a reply
+cut by the token budget is asked again once with a larger budget instead. After that a clip task
+hands back an `Unusable` for that clip (error and raw reply; the stage records the clip as failed
+and goes on with the others), and any other task fails with one `MalformedOutputError` line.
 
 Whole batches go to `engine.generate` at once, so GPU engines can batch them.
 """
@@ -22,12 +24,14 @@ from pydantic import BaseModel
 
 from videomem.choice import read_choice
 from videomem.config import RoleConfig
-from videomem.errors import MalformedOutputError
+from videomem.errors import MalformedOutputError, ModelError
 from videomem.evidence import Evidence
 from videomem.models.base import (
     AgentState,
     AnswerOut,
+    Batching,
     CaptionOut,
+    ClipNotes,
     ClipView,
     ConsolidationOut,
     EntitiesOut,
@@ -52,6 +56,7 @@ from videomem.models.base import (
     TranslationOut,
     Triplet,
     TripletsOut,
+    Unusable,
     VisionLanguageModel,
     VLRequest,
 )
@@ -59,6 +64,14 @@ from videomem.models.oneline import one_line
 from videomem.models.templates import render
 from videomem.timeline import format_clock
 
+LENGTH_GROWTH = 2
+"""A reply cut by the token budget is asked again once, with this many times the budget."""
+CLIP_TASKS: dict[str, type[BaseModel]] = {
+    "describe_clip": ClipNotes,
+    "caption_clip": CaptionOut,
+    "extract_objects": ObjectsOut,
+}
+"""Per-clip vision tasks (prompt file) and the schema of their answer."""
 FINISH = "finish"
 """Tool name with which the planner ends the search."""
 
@@ -140,31 +153,67 @@ class _Prompted:
         self.engine = engine
         self.cfg = cfg
 
-    def _ask(self, task: str, requests: Sequence[Request], parse: Callable[[str], Any]) -> list[Any]:
-        """Send the batch, re-asking only the requests whose reply `parse` rejected."""
+    def _collect(
+        self, task: str, requests: Sequence[Request], parse: Callable[[str], Any]
+    ) -> tuple[list[Any], list[str]]:
+        """Send the batch; re-ask only the requests whose reply `parse` rejected (at most
+        `json_repairs` times each) or that the token budget cut (once, with LENGTH_GROWTH times
+        the budget). Returns each request's parsed value or `Unusable`, and the transport errors
+        (requests the backend failed for good)."""
         results: list[Any] = [None] * len(requests)
+        lost: list[str] = []
         current = list(requests)
+        repairs = [0] * len(requests)
+        grown: set[int] = set()
         pending = list(range(len(requests)))
-        error = ""
-        for _ in range(self.cfg.json_repairs + 1):
-            if not pending:
-                break
+        while pending:
             generations = self.engine.generate([current[i] for i in pending])
-            rejected = []
+            again = []
             for i, generation in zip(pending, generations):
+                if generation.error is not None:
+                    results[i] = Unusable(generation.error)
+                    lost.append(generation.error)
+                    continue
+                if generation.finish_reason == "length" and i not in grown:
+                    grown.add(i)
+                    budget = current[i].max_tokens or self.cfg.max_tokens
+                    current[i] = replace(current[i], max_tokens=LENGTH_GROWTH * budget)
+                    again.append(i)
+                    continue
                 try:
                     results[i] = parse(generation.text)
                 except (ValueError, jsonschema.ValidationError) as err:
                     error = one_line(err)
+                    repairs[i] += 1
+                    if repairs[i] > self.cfg.json_repairs:
+                        results[i] = Unusable(f"{task}: {error}", generation.text)
+                        continue
                     prompt = render("repair", prompt=requests[i].prompt, reply=generation.text[:2000], error=error)
-                    current[i] = replace(requests[i], prompt=prompt)
-                    rejected.append(i)
-            pending = rejected
-        if pending:
+                    current[i] = replace(current[i], prompt=prompt)
+                    again.append(i)
+            pending = again
+        return results, lost
+
+    def _ask_each(self, task: str, requests: Sequence[Request], parse: Callable[[str], Any]) -> list[Any]:
+        """`_collect` for per-item callers: a failed request is an `Unusable` in its place, and
+        a ModelError is raised only when every request failed in transport (the backend is down)."""
+        results, lost = self._collect(task, requests, parse)
+        if lost and len(lost) == len(requests):
+            raise ModelError(lost[0])
+        return results
+
+    def _ask(self, task: str, requests: Sequence[Request], parse: Callable[[str], Any]) -> list[Any]:
+        """`_collect` for callers that need every answer: any failed request is an error."""
+        results, lost = self._collect(task, requests, parse)
+        if lost:
+            raise ModelError(lost[0])
+        failed = [r for r in results if isinstance(r, Unusable)]
+        if failed:
             attempts = self.cfg.json_repairs + 1
             raise MalformedOutputError(
                 f"{task}: the {self.role} model {self.cfg.model!r} gave unusable output "
-                f"{attempts} time(s) for {len(pending)} of {len(requests)} request(s); last error: {error}"
+                f"{attempts} time(s) for {len(failed)} of {len(requests)} request(s); "
+                f"last error: {failed[-1].error.removeprefix(task + ': ')}"
             )
         return results
 
@@ -181,13 +230,29 @@ class PromptedVision(_Prompted):
         prompt = render(task, **_clip_fields(clip), **fields)
         return VLRequest(prompt=prompt, images=list(clip.frames), json_schema=model.model_json_schema())
 
-    def caption_clips(self, clips: Sequence[ClipView]) -> list[str]:
-        requests = [self._request("caption_clip", clip, CaptionOut) for clip in clips]
-        return [out.caption.strip() for out in self._ask_model("caption_clip", requests, CaptionOut)]
+    def clip_requests(self, task: str, clips: Sequence[ClipView]) -> list[VLRequest]:
+        """The first-try requests of a clip task, one per clip (what a benchmark times)."""
+        return [self._request(task, clip, CLIP_TASKS[task]) for clip in clips]
 
-    def extract_objects(self, clips: Sequence[ClipView]) -> list[list[ObjectRecord]]:
-        requests = [self._request("extract_objects", clip, ObjectsOut) for clip in clips]
-        return [out.objects for out in self._ask_model("extract_objects", requests, ObjectsOut)]
+    def _per_clip(self, task: str, clips: Sequence[ClipView]) -> list[Any]:
+        model = CLIP_TASKS[task]
+        return self._ask_each(task, self.clip_requests(task, clips), lambda text: validate_reply(text, model))
+
+    def describe_clips(self, clips: Sequence[ClipView]) -> list[ClipNotes | Unusable]:
+        notes = self._per_clip("describe_clip", clips)
+        return [n if isinstance(n, Unusable) else n.model_copy(update={"caption": n.caption.strip()}) for n in notes]
+
+    def caption_clips(self, clips: Sequence[ClipView]) -> list[str | Unusable]:
+        outs = self._per_clip("caption_clip", clips)
+        return [out if isinstance(out, Unusable) else out.caption.strip() for out in outs]
+
+    def extract_objects(self, clips: Sequence[ClipView]) -> list[list[ObjectRecord] | Unusable]:
+        outs = self._per_clip("extract_objects", clips)
+        return [out if isinstance(out, Unusable) else out.objects for out in outs]
+
+    def batching(self, batch_size: int) -> Batching:
+        plan = getattr(self.engine, "batching", None)
+        return plan(batch_size) if plan is not None else Batching(batch_size)
 
     def answer_from_frames(self, question: str, clip: ClipView, choices: list[str] | None = None) -> AnswerOut:
         request = self._request("answer_from_frames", clip, AnswerOut, question=question, options=_options(choices))

@@ -1,6 +1,8 @@
 """The `vllm` backend: an in-process `vllm.LLM`, the fast path for batch ingestion on GPUs.
 
-A whole batch goes to one `llm.chat` call, so vLLM schedules it with continuous batching.
+A whole batch goes to one `llm.chat` call, so vLLM schedules it with continuous batching; a
+stage hands over `options.window` clips at once (`batching`, default WINDOW), so the engine sees a
+stage's pending requests together and the store commits each clip when its window returns.
 JSON schemas become structured-output constraints, so replies parse on the first try. vLLM is
 imported only when this backend is built; the request building below is plain Python so it
 is tested without a GPU and without vLLM installed.
@@ -18,8 +20,11 @@ from typing import Any
 
 from videomem.config import RoleConfig
 from videomem.errors import ModelError
-from videomem.models.base import Generation, LMRequest, Usage, UsageMeter, VLRequest
+from videomem.models.base import Batching, Generation, LMRequest, Usage, UsageMeter, VLRequest
 
+WINDOW = 512
+"""Clips per `llm.chat` call from a stage: enough for the scheduler to fill a GPU's KV cache;
+a killed ingest loses at most this many clips' work."""
 DEFAULT_ENGINE_ARGS: dict[str, Any] = {"limit_mm_per_prompt": {"image": 16}, "max_model_len": 32768}
 """Room for answer_from_frames (up to 16 frames) within Qwen-VL context sizes; override with
 `options.engine_args`."""
@@ -83,6 +88,9 @@ class VLLMEngine:
         self.meter = meter
         self.llm = _shared_llm(json.dumps(engine_args(cfg), sort_keys=True))
 
+    def batching(self, batch_size: int) -> Batching:
+        return Batching(max(batch_size, int(self.cfg.options.get("window", WINDOW))))
+
     def generate(self, requests: Sequence[VLRequest | LMRequest]) -> list[Generation]:
         if not requests:
             return []
@@ -103,5 +111,5 @@ class VLLMEngine:
             completion = output.outputs[0]
             usage = Usage(len(output.prompt_token_ids or []), len(completion.token_ids), share, 1)
             self.meter.add(self.role, usage)
-            generations.append(Generation(text=completion.text, usage=usage))
+            generations.append(Generation(text=completion.text, usage=usage, finish_reason=completion.finish_reason))
         return generations

@@ -52,6 +52,10 @@ class StageContext:
     show_progress: bool = True
     bars: ProgressFactory | None = None
     """Makes the progress bars instead of tqdm on the terminal (a server's job reports them)."""
+    stages: tuple[str, ...] = ()
+    """The stages this run executes, so a stage can do a later one's work in the same pass."""
+    ahead: dict[str, StageResult] = field(default_factory=dict)
+    """Work an earlier stage did for a later one (stage → its result so far)."""
     _models: ModelSet | None = None
 
     @property

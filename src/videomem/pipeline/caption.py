@@ -1,8 +1,14 @@
-"""`caption` stage: event memory, one caption per clip (see `videomem.memory.events`)."""
+"""`caption` stage: event memory, one caption per clip (see `videomem.memory.events`).
+
+When the run also builds the object memory, the clip's object records come from the same VLM
+request as its caption (`memory/vision_pass.py`): the frames are prefilled once for both, and
+the objects stage then only consolidates.
+"""
 
 from __future__ import annotations
 
-from videomem.memory import events
+from videomem.memory import events, objects
+from videomem.memory.vision_pass import describe_pending
 from videomem.pipeline.base import StageContext, StageResult, VideoSource
 from videomem.store import Store
 
@@ -11,8 +17,22 @@ class CaptionStage:
     name = events.STAGE
 
     def run(self, ctx: StageContext, sources: list[VideoSource]) -> StageResult:
-        memory = events.EventMemory(ctx.store, ctx.models)
-        return memory.build(ctx.pipeline, [s.video_id for s in sources], ctx.progress)
+        also_objects = objects.OUTPUT if objects.STAGE in ctx.stages else None
+        video_ids = [s.video_id for s in sources]
+        results = describe_pending(
+            ctx.store,
+            lambda: ctx.models.vision,
+            video_ids,
+            ctx.pipeline.caption_batch_size,
+            ctx.progress,
+            caption=events.OUTPUT,
+            objects=also_objects,
+            exclude=frozenset(events.imported_captions(ctx.store, video_ids)),  # captioned; objects read from text
+        )
+        if also_objects is not None:
+            ctx.ahead[objects.STAGE] = results[objects.STAGE]
+        events.EventMemory(ctx.store, ctx.models).refresh(ctx.progress)
+        return results[events.STAGE]
 
     def reset(self, store: Store, sources: list[VideoSource]) -> None:
         events.reset(store, [s.video_id for s in sources])

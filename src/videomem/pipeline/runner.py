@@ -141,14 +141,22 @@ def ingest(
         with store.transaction() as tx:
             Store.set_meta(tx, PIPELINE_META, pipeline.model_dump_json())
         ctx = StageContext(
-            store, pipeline, models_factory, workers=workers, force=force, show_progress=show_progress, bars=bars
+            store,
+            pipeline,
+            models_factory,
+            workers=workers,
+            force=force,
+            show_progress=show_progress,
+            bars=bars,
+            stages=chosen,
         )
-        planned = [build_stage(name) for name in STAGE_ORDER if name in chosen]
-        after_sample = 1 if planned and planned[0].name == "sample" else 0
-        planned[after_sample:after_sample] = imports
-        for stage in planned:
-            if force:
+        run = [build_stage(name) for name in STAGE_ORDER if name in chosen]
+        after_sample = 1 if run and run[0].name == "sample" else 0
+        run[after_sample:after_sample] = imports
+        if force:  # all first: a stage may do a later stage's work in its pass (caption writes objects)
+            for stage in run:
                 stage.reset(store, sources)
+        for stage in run:
             report.results.append(stage.run(ctx, sources))
     if ctx.models_built is not None:
         report.usage = ctx.models_built.meter.by_role()

@@ -179,6 +179,7 @@ class SampleStage:
                     tx.execute(f"DELETE FROM {table} WHERE {column} = ?", (vid,))
                 prefix = f"{vid}:"  # every clip-level stage keys its units as unit_key(video_id, index)
                 tx.execute("DELETE FROM stage_progress WHERE substr(unit, 1, ?) = ?", (len(prefix), prefix))
+                tx.execute("DELETE FROM stage_failures WHERE substr(unit, 1, ?) = ?", (len(prefix), prefix))
                 tx.execute("DELETE FROM videos WHERE id = ?", (vid,))
         for source in sources:
             shutil.rmtree(store.frames_dir / source.video_id, ignore_errors=True)

@@ -182,6 +182,19 @@ MIGRATIONS: tuple[str, ...] = (
     CREATE UNIQUE INDEX frames_path ON frames (path);
     ALTER TABLE videos ADD COLUMN content_hash TEXT;
     """,
+    # unit failures: a unit whose model output stayed unusable is recorded (with the raw reply)
+    # instead of ending its stage; the next run retries it, and its success deletes the row.
+    """
+    CREATE TABLE stage_failures (
+        stage TEXT NOT NULL,
+        unit TEXT NOT NULL,
+        error TEXT NOT NULL,
+        reply TEXT NOT NULL,
+        attempts INTEGER NOT NULL DEFAULT 1,
+        failed_at TEXT NOT NULL DEFAULT (datetime('now')),
+        PRIMARY KEY (stage, unit)
+    );
+    """,
     # semantic memory (WorldMM): lasting triplets induced per coarse segment, consolidated over
     # time. valid_from / retired_at are corpus seconds (retired_at NULL: still valid); scope as
     # in episodic_captions (a video's id, or '' on a corpus timeline). Evidence: the episodic
@@ -361,8 +374,25 @@ class Store:
 
     @staticmethod
     def mark_done(tx: sqlite3.Connection, stage: str, unit: str) -> None:
-        """Record progress inside the same transaction as the unit's rows."""
+        """Record progress inside the same transaction as the unit's rows (a failure recorded
+        for the unit by an earlier run is cleared)."""
         tx.execute("INSERT OR REPLACE INTO stage_progress (stage, unit) VALUES (?, ?)", (stage, unit))
+        tx.execute("DELETE FROM stage_failures WHERE stage = ? AND unit = ?", (stage, unit))
+
+    @staticmethod
+    def mark_failed(tx: sqlite3.Connection, stage: str, unit: str, error: str, reply: str) -> None:
+        """Record that a unit failed (why, and the model's raw reply); it stays pending, so the
+        next run retries it. `attempts` counts the runs that failed it."""
+        tx.execute(
+            """INSERT INTO stage_failures (stage, unit, error, reply) VALUES (?, ?, ?, ?)
+               ON CONFLICT (stage, unit) DO UPDATE SET error = excluded.error, reply = excluded.reply,
+                 attempts = attempts + 1, failed_at = datetime('now')""",
+            (stage, unit, error, reply),
+        )
+
+    def failures(self) -> list[sqlite3.Row]:
+        """Units that failed and are not done since: stage, unit, error, reply, attempts."""
+        return self.query("SELECT stage, unit, error, reply, attempts FROM stage_failures ORDER BY stage, unit")
 
     def stage_counts(self) -> dict[str, int]:
         return {

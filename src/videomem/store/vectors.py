@@ -11,7 +11,10 @@ Search is exact inner product over L2-normalised vectors (cosine). Scoping a sea
 rows (query time `until`, one `video_id`) happens in SQL first; the allowed ids then reach FAISS
 as an `IDSelectorBatch`, so the top k are the true top k among visible rows for any store size
 (over-fetching and filtering afterwards can return fewer than k when most rows are hidden).
-Selectors only work on CPU indexes, which is why a GPU copy is not made.
+Selectors only work on CPU indexes, so a scoped search runs on the CPU index; an unscoped one
+runs on a GPU copy (`index_cpu_to_gpu`) when the installed faiss has GPU support and sees a GPU.
+The CPU index is the one written to disk. Install one faiss build only: `videomem[cpu]`
+(faiss-cpu) or `videomem[gpu]` (faiss-gpu), never both in one environment.
 
 Saving is safe with several processes at once: each writes its own temporary files (named with
 its pid; those a killed writer left are removed by the next save), and the index and its
@@ -24,6 +27,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import functools
 import hashlib
 import json
 import os
@@ -74,9 +78,29 @@ def _fingerprint(rows: Sequence[tuple[int, Payload]]) -> str:
 
 
 def _faiss():
-    import faiss
-
+    try:
+        import faiss
+    except ImportError:
+        raise StoreError(
+            "vector search needs faiss: pip install 'videomem[cpu]' (or 'videomem[gpu]' on a CUDA machine; never both)"
+        ) from None
     return faiss
+
+
+@functools.cache
+def _gpu_resources():
+    """faiss GPU resources when the installed faiss has GPU support and sees a GPU, else None."""
+    faiss = _faiss()
+    if not hasattr(faiss, "StandardGpuResources") or faiss.get_num_gpus() < 1:
+        return None
+    return faiss.StandardGpuResources()
+
+
+def _searchable(index):
+    """The index for searching: a GPU copy (`index_cpu_to_gpu`) where faiss can use a GPU,
+    else the index itself. The CPU index stays the one that is written to disk."""
+    resources = _gpu_resources()
+    return index if resources is None else _faiss().index_cpu_to_gpu(resources, 0, index)
 
 
 def _reason(exc: OSError | RuntimeError) -> str:
@@ -127,6 +151,7 @@ class VectorIndex:
         self.embedder = embedder
         self.embedder_id = embedder_id
         self._index = None
+        self._search_index = None
 
     @property
     def path(self) -> Path:
@@ -139,6 +164,7 @@ class VectorIndex:
     def refresh(self) -> None:
         """Forget the loaded index so the next use re-checks it against SQLite."""
         self._index = None
+        self._search_index = None
 
     def ensure(self, progress: ProgressFactory | None = None) -> bool:
         """Load the index, bringing it up to date with SQLite. Returns True if it changed.
@@ -149,6 +175,7 @@ class VectorIndex:
         """
         if self._index is not None:
             return False
+        self._search_index = None
         rows = sorted(self.rows())
         meta = self._meta(rows)
         stored = self._stored_meta()
@@ -259,8 +286,10 @@ class VectorIndex:
             return []
         vector = self._checked(vector, 1)
         if allowed_ids is None:
-            scores, ids = index.search(vector, k)
-        else:
+            if self._search_index is None:
+                self._search_index = _searchable(index)
+            scores, ids = self._search_index.search(vector, k)
+        else:  # an ID filter is searched on the CPU copy: faiss's GPU flat index takes no IDSelector
             faiss = _faiss()
             selector = faiss.IDSelectorBatch(np.asarray(allowed_ids, dtype=np.int64))
             scores, ids = index.search(vector, k, params=faiss.SearchParameters(sel=selector))

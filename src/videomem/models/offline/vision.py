@@ -13,7 +13,17 @@ from collections.abc import Sequence
 
 from videomem.config import RoleConfig
 from videomem.evidence import Evidence
-from videomem.models.base import AnswerOut, ClipView, LanguageTasks, ObjectRecord, Usage, UsageMeter
+from videomem.models.base import (
+    AnswerOut,
+    Batching,
+    ClipNotes,
+    ClipView,
+    LanguageTasks,
+    ObjectRecord,
+    Unusable,
+    Usage,
+    UsageMeter,
+)
 from videomem.models.offline import require_no_options
 from videomem.models.offline.colours import place_name, position_phrase
 from videomem.models.offline.nlp import load_spacy
@@ -47,22 +57,31 @@ class OfflineVision:
         self.language = language
         self.scene = scene or SceneAnalyser()
 
-    def caption_clips(self, clips: Sequence[ClipView]) -> list[str]:
+    def describe_clips(self, clips: Sequence[ClipView]) -> list[ClipNotes | Unusable]:
+        """Caption and records from one analysis of each clip."""
+        start = time.perf_counter()
+        notes = [ClipNotes(caption=caption(facts), objects=self._records(facts)) for facts in self.scene.analyse(clips)]
+        self._meter(clips, [n.caption for n in notes] + _record_words([n.objects for n in notes]), start)
+        return list(notes)
+
+    def caption_clips(self, clips: Sequence[ClipView]) -> list[str | Unusable]:
         start = time.perf_counter()
         captions = [caption(facts) for facts in self.scene.analyse(clips)]
         self._meter(clips, captions, start)
-        return captions
+        return list(captions)
 
-    def extract_objects(self, clips: Sequence[ClipView]) -> list[list[ObjectRecord]]:
+    def extract_objects(self, clips: Sequence[ClipView]) -> list[list[ObjectRecord] | Unusable]:
         start = time.perf_counter()
         out = [self._records(facts) for facts in self.scene.analyse(clips)]
-        written = [" ".join([r.name, *r.appearance, *r.identity, r.value]) for records in out for r in records]
-        self._meter(clips, written, start)
-        return out
+        self._meter(clips, _record_words(out), start)
+        return list(out)
+
+    def batching(self, batch_size: int) -> Batching:
+        return Batching(batch_size)
 
     def answer_from_frames(self, question: str, clip: ClipView, choices: list[str] | None = None) -> AnswerOut:
         """Describe the frames as a caption, then score the question against that description."""
-        description = self.caption_clips([clip])[0]
+        description = str(self.caption_clips([clip])[0])
         evidence = Evidence(clip.t_start, clip.t_end, description, "video.qa", 1.0, clip.video_id)
         return self.language.answer(question, choices, [evidence])
 
@@ -85,6 +104,10 @@ class OfflineVision:
             for tag, p in facts.tags
         ]
         return records
+
+
+def _record_words(per_clip: Sequence[Sequence[ObjectRecord]]) -> list[str]:
+    return [" ".join([r.name, *r.appearance, *r.identity, r.value]) for records in per_clip for r in records]
 
 
 # ---------------------------------------------------------------- captions
