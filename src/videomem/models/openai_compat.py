@@ -100,7 +100,8 @@ class _Client:
         limits = httpx.Limits(max_connections=cfg.concurrency, max_keepalive_connections=cfg.concurrency)
         self.http = httpx.Client(headers=headers, timeout=cfg.timeout_s, limits=limits)
 
-    def post(self, path: str, payload: dict[str, Any]) -> dict[str, Any]:
+    def post(self, path: str, payload: dict[str, Any], files: dict[str, Any] | None = None) -> dict[str, Any]:
+        """`payload` as JSON, or with `files` as a multipart form (audio uploads)."""
         url = f"{self.base_url}{path}"
         deadline = time.monotonic() + self.cfg.deadline_s
         retrying = Retrying(
@@ -115,7 +116,10 @@ class _Client:
                 with attempt:
                     attempts += 1
                     timeout = max(0.001, min(self.cfg.timeout_s, deadline - time.monotonic()))
-                    response = self.http.post(url, json=payload, timeout=timeout)
+                    if files is None:
+                        response = self.http.post(url, json=payload, timeout=timeout)
+                    else:
+                        response = self.http.post(url, data=payload, files=files, timeout=timeout)
                     response.raise_for_status()
             return response.json()
         except httpx.TimeoutException:
