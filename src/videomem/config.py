@@ -59,7 +59,7 @@ class PipelineConfig(_Strict):
         "unset: keep them as written",
     )
     transcribe_chunk_seconds: float = Field(
-        300.0, ge=30, description="seconds of audio the transcribe stage holds and commits at a time"
+        300.0, ge=1, description="seconds of audio the transcribe stage holds and commits at a time"
     )
     speech_source: Literal["sidecar", "asr"] = Field(
         "sidecar",
