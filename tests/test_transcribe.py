@@ -28,16 +28,17 @@ from tiny_models import build_tiny_whisper, convert_to_ctranslate2
 
 from videomem.config import ModelsConfig, PipelineConfig, RoleConfig, load_models
 from videomem.errors import ModelError
+from videomem.memory.clips import transcript_of
 from videomem.models.asr import OpenAIRecognizer, Span, speech_spans
 from videomem.models.base import UsageMeter
 from videomem.models.registry import ModelSet
 from videomem.pipeline.base import VideoSource
 from videomem.pipeline.runner import ingest
-from videomem.pipeline.transcribe import SPEECH_ONLY, TranscribeStage, chunk_unit, no_audio_unit
+from videomem.pipeline.transcribe import TranscribeStage, chunk_unit, no_audio_unit
 from videomem.store import Store
 from videomem.summary import summarize
 from videomem.video.audio import SAMPLE_RATE, audio_chunks
-from videomem.video.transcripts import Segment
+from videomem.video.transcripts import SPEECH_ONLY, Segment
 
 LINES = [(3.0, "The red key is under the blue mat."), (14.0, "Call Anna at seven tomorrow.")]
 SECONDS = 24
@@ -133,6 +134,8 @@ def test_offline_profile_records_speech_not_transcribed(speech_video: Path, tmp_
     got = rows(store)
     assert [(r["idx"], r["text"], r["source"]) for r in got] == [(0, SPEECH_ONLY, "vad"), (1, SPEECH_ONLY, "vad")]
     assert all(at - 0.5 < r["t_start"] < at + 0.5 for r, (at, _) in zip(got, LINES))
+    clip_ids = [r["id"] for r in store.query("SELECT id FROM clips ORDER BY idx")]
+    assert transcript_of(store, clip_ids) == SPEECH_ONLY, "lines that only say someone spoke read as one"
     summary = summarize(store, models_with(None))
     assert (summary.transcripts, summary.transcript_clips, summary.clips) == ({"vad": 2}, {"vad": 2}, 3)
 

@@ -125,12 +125,14 @@ class FasterWhisperRecognizer:
 
 class TransformersRecognizer:
     def __init__(self, cfg: RoleConfig, meter: UsageMeter) -> None:
+        import torch
         from transformers import pipeline
 
         self.cfg, self.meter = cfg, meter
+        device = cfg.device or ("cuda" if torch.cuda.is_available() else "cpu")
         try:
             self.pipe = pipeline(
-                "automatic-speech-recognition", model=str(cfg.model), device=cfg.device, dtype=cfg.dtype or "auto"
+                "automatic-speech-recognition", model=str(cfg.model), device=device, dtype=cfg.dtype or "auto"
             )
         except (OSError, ValueError) as exc:
             raise ModelError(f"asr: cannot load transformers model {cfg.model!r} ({' '.join(str(exc).split())})") from None

@@ -31,12 +31,10 @@ from videomem.pipeline.base import StageContext, StageResult, VideoSource
 from videomem.store import Store
 from videomem.video.audio import AudioChunk, audio_chunks, has_audio
 from videomem.video.clips import ClipSpan
-from videomem.video.transcripts import Segment, align
+from videomem.video.transcripts import SPEECH_ONLY, Segment, align
 
 STAGE = "transcribe"
 VAD_STAGE = "transcribe-vad"
-SPEECH_ONLY = "(speech, not transcribed)"
-"""Text of a VAD-only row: someone spoke here; no speech model ran."""
 SOURCES = ("asr", "vad")
 
 
