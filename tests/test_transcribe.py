@@ -34,7 +34,7 @@ from videomem.models.base import UsageMeter
 from videomem.models.registry import ModelSet
 from videomem.pipeline.base import VideoSource
 from videomem.pipeline.runner import ingest
-from videomem.pipeline.transcribe import TranscribeStage, chunk_unit, no_audio_unit
+from videomem.pipeline.transcribe import TranscribeStage, chunk_unit, finished_unit, no_audio_unit
 from videomem.store import Store
 from videomem.summary import summarize
 from videomem.video.audio import SAMPLE_RATE, audio_chunks
@@ -158,10 +158,11 @@ def test_segments_align_to_clips_across_chunks_and_resume(speech_video: Path, tm
     assert [(r["idx"], r["source"]) for r in got] == [(0, "asr"), (1, "asr"), (1, "asr"), (2, "asr")]
     assert got[0]["t_start"] == got[1]["t_start"] and got[2]["t_start"] == got[3]["t_start"]
     assert 13.5 < got[2]["t_start"] < 14.5, "chunk 1's times are shifted by its start (12 s)"
-    assert store.done_units("transcribe") == {chunk_unit("speech", i) for i in range(3)}
+    assert store.done_units("transcribe") == {chunk_unit("speech", i) for i in range(3)} | {finished_unit("speech")}
 
-    assert run(speech_video, store, models_with(FakeRecognizer())).ok
-    assert len(rows(store)) == 4, "a finished video is not transcribed again, nor its rows doubled"
+    again = FakeRecognizer()
+    assert run(speech_video, store, models_with(again)).ok
+    assert again.calls == [] and len(rows(store)) == 4, "a finished video is not transcribed again"
 
 
 def test_a_model_redoes_vad_only_chunks_and_replaces_their_rows(speech_video: Path, tmp_path: Path) -> None:
@@ -172,14 +173,23 @@ def test_a_model_redoes_vad_only_chunks_and_replaces_their_rows(speech_video: Pa
     assert [(r["idx"], r["source"]) for r in rows(store)] == [(0, "asr"), (1, "asr")]
 
 
-def test_video_without_audio_is_recorded_not_failed(tmp_path: Path) -> None:
+def unbuildable_asr() -> ModelSet:
+    """A profile whose speech model cannot be built (its API key is not set)."""
+    asr = RoleConfig(backend="openai", model="whisper-1", base_url="http://127.0.0.1:9/v1", api_key_env="VIDEOMEM_NO_SUCH_KEY")
+    return ModelSet(load_models().model_copy(update={"asr": asr}))
+
+
+def test_video_without_audio_is_recorded_not_failed(speech_video: Path, tmp_path: Path) -> None:
     video = make_video(tmp_path / "silent.mp4", seconds=4)
     store = Store(tmp_path / "s", create=True)
-    fake = FakeRecognizer()
-    report = run(video, store, models_with(fake))
-    assert report.ok, report.all_failures()
-    assert store.done_units("transcribe") == {no_audio_unit("silent")}
-    assert fake.calls == [] and rows(store) == []
+    report = run(video, store, unbuildable_asr())
+    assert report.ok, "a file without sound needs no speech model"
+    assert store.done_units("transcribe") == {no_audio_unit("silent")} and rows(store) == []
+
+    report = run(speech_video, store, unbuildable_asr())
+    assert [reason for _, reason in report.all_failures()] == [
+        "asr: environment variable VIDEOMEM_NO_SUCH_KEY (api_key_env) is not set (re-run ingest to resume)"
+    ]
 
 
 def test_sidecar_wins_unless_the_pipeline_prefers_asr(speech_video: Path, tmp_path: Path) -> None:

@@ -14,7 +14,8 @@ agent can tell when someone spoke without inventing what was said.
 One transaction per chunk holds its rows and its progress mark (stage `transcribe`, or
 `transcribe-vad` without a model; unit `video_id:audioK`): a killed run resumes at the first
 chunk without a mark, and a chunk's old speech rows are replaced, never doubled; a run with a
-model redoes chunks that only had VAD. A speech span that crosses a chunk boundary is cut there.
+model redoes chunks that only had VAD. `video_id:transcribed` marks a video whose chunks are
+all done, so a re-run does not decode its sound again. `result.done` counts videos. A speech span that crosses a chunk boundary is cut there.
 A video with a sidecar transcript keeps it and is not transcribed unless the pipeline sets
 `speech_source: asr`, which transcribes it and drops the sidecar's rows. A file with no audio
 stream is marked `video_id:no-audio`, which is not a failure.
@@ -24,9 +25,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from videomem.errors import ModelError, VideomemError
+from videomem.errors import VideomemError
 from videomem.memory.clips import ClipRow, clips_of
-from videomem.models.asr import SpeechRecognizer, speech_spans
+from videomem.models.asr import speech_spans
 from videomem.pipeline.base import StageContext, StageResult, VideoSource
 from videomem.store import Store
 from videomem.video.audio import AudioChunk, audio_chunks, has_audio
@@ -42,6 +43,11 @@ def chunk_unit(video_id: str, index: int) -> str:
     return f"{video_id}:audio{index}"
 
 
+def finished_unit(video_id: str) -> str:
+    """Every chunk of the video done: a re-run does not decode its sound again."""
+    return f"{video_id}:transcribed"
+
+
 def no_audio_unit(video_id: str) -> str:
     return f"{video_id}:no-audio"
 
@@ -51,51 +57,39 @@ class TranscribeStage:
 
     def run(self, ctx: StageContext, sources: list[VideoSource]) -> StageResult:
         result = StageResult(self.name)
-        cfg = ctx.pipeline
-        wanted = [s for s in sources if s.transcript is None or cfg.speech_source == "asr"]
+        wanted = [s for s in sources if s.transcript is None or ctx.pipeline.speech_source == "asr"]
         result.skipped += len(sources) - len(wanted)
-        if not wanted:
-            return result
-        try:
-            recognizer = ctx.models.asr
-        except ModelError as exc:
-            result.failures.append((self.name, str(exc)))
-            return result
-        stage = STAGE if recognizer is not None else VAD_STAGE
-        done = ctx.store.done_units(STAGE) | (ctx.store.done_units(VAD_STAGE) if recognizer is None else set())
         with ctx.progress(len(wanted), self.name, unit="video") as bar:
             for source in wanted:
                 try:
-                    self._video(ctx, source, recognizer, stage, done, result)
+                    self._video(ctx, source, result)
                 except VideomemError as exc:
                     result.failures.append((str(source.path), f"{exc} (re-run ingest to resume)"))
                 bar.update(1)
         return result
 
-    def _video(
-        self,
-        ctx: StageContext,
-        source: VideoSource,
-        recognizer: SpeechRecognizer | None,
-        stage: str,
-        done: set[str],
-        result: StageResult,
-    ) -> None:
+    def _video(self, ctx: StageContext, source: VideoSource, result: StageResult) -> None:
+        """One video's chunks not done yet; the speech model is only built for a file with sound."""
         store, vid = ctx.store, source.video_id
-        if no_audio_unit(vid) in done:
-            result.skipped += 1
-            return
-        clips = clips_of(store, [vid])
-        if not clips:
+        done = store.done_units(STAGE)
+        if no_audio_unit(vid) in done or not clips_of(store, [vid]):
+            result.skipped += no_audio_unit(vid) in done
             return
         if not has_audio(source.path):
             with store.transaction() as tx:
                 Store.mark_done(tx, STAGE, no_audio_unit(vid))
             result.done += 1
             return
+        recognizer = ctx.models.asr
+        stage = STAGE if recognizer is not None else VAD_STAGE
+        if recognizer is None:
+            done |= store.done_units(VAD_STAGE)
+        if finished_unit(vid) in done:
+            result.skipped += 1
+            return
+        clips = clips_of(store, [vid])
         prefix = f"{vid}:audio"
-        skip = {int(u[len(prefix):]) for u in done if u.startswith(prefix)}
-        result.skipped += len(skip)
+        skip = {int(u[len(prefix) :]) for u in done if u.startswith(prefix)}
         for chunk in audio_chunks(source.path, ctx.pipeline.transcribe_chunk_seconds, skip):
             spans = speech_spans(chunk.samples)
             if recognizer is not None:
@@ -104,9 +98,11 @@ class TranscribeStage:
                 found = [Segment(a, b, SPEECH_ONLY) for a, b in spans]
             shift = source.t_offset + chunk.t_start
             segments = [Segment(s.t_start + shift, s.t_end + shift, s.text, s.speaker) for s in found]
-            _write_chunk(store, source, clips, chunk, segments, stage, "asr" if recognizer is not None else "vad",
-                         drop_sidecar=ctx.pipeline.speech_source == "asr")
-            result.done += 1
+            kind = "asr" if recognizer is not None else "vad"
+            _write_chunk(store, source, clips, chunk, segments, stage, kind, ctx.pipeline.speech_source == "asr")
+        with store.transaction() as tx:
+            Store.mark_done(tx, stage, finished_unit(vid))
+        result.done += 1
 
     def reset(self, store: Store, sources: list[VideoSource]) -> None:
         """Forget the speech rows and progress of these videos, so the next run transcribes again."""
