@@ -1,7 +1,7 @@
 """The transcribe stage: audio in chunks, Silero VAD, the asr backends, alignment, resume.
 
-One spoken track (espeak-ng) serves every test: 24 s of video, 10-s clips, a line spoken at
-3 s (clip 0) and one at 14 s (clip 1), silence elsewhere. A fake recognizer returns known
+One spoken track (conftest's `speech_video`) serves every test: 24 s of video, 10-s clips, a line
+spoken at 3 s (clip 0) and one at 14 s (clip 1), silence elsewhere. A fake recognizer returns known
 segments where words do not matter; the tiny random Whispers (transformers, and the same
 converted by ctranslate2 for faster-whisper) and a local HTTP server check that audio reaches
 each real backend and timed segments come back.
@@ -23,7 +23,9 @@ from typing import Any
 
 import numpy as np
 import pytest
-from conftest import _ffmpeg, make_video
+from conftest import SPEECH_LINES as LINES
+from conftest import SPEECH_SECONDS as SECONDS
+from conftest import make_video
 from tiny_models import build_tiny_whisper, convert_to_ctranslate2
 
 from videomem.config import ModelsConfig, PipelineConfig, RoleConfig, load_models
@@ -40,33 +42,7 @@ from videomem.summary import summarize
 from videomem.video.audio import SAMPLE_RATE, audio_chunks
 from videomem.video.transcripts import SPEECH_ONLY, Segment
 
-LINES = [(3.0, "The red key is under the blue mat."), (14.0, "Call Anna at seven tomorrow.")]
-SECONDS = 24
 PIPE = PipelineConfig(clip_seconds=10, frames_per_clip=1, stages=("sample", "transcribe"), transcribe_chunk_seconds=12)
-
-
-@pytest.fixture(scope="session")
-def speech_video(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    if shutil.which("espeak-ng") is None:
-        pytest.skip("espeak-ng is not installed (apt-get install espeak-ng)")
-    import subprocess
-
-    root = tmp_path_factory.mktemp("speech")
-    inputs, delays = [], []
-    for i, (at, text) in enumerate(LINES):
-        wav = root / f"line{i}.wav"
-        subprocess.run(["espeak-ng", "-w", str(wav), text], check=True)
-        inputs += ["-i", str(wav)]
-        delays.append(f"[{i + 1}]adelay={int(at * 1000)}[s{i}]")
-    mix = ";".join(delays) + ";" + "".join(f"[s{i}]" for i in range(len(LINES)))
-    path = root / "speech.mp4"
-    _ffmpeg(
-        "-f", "lavfi", "-i", f"testsrc=size=96x72:rate=2:duration={SECONDS}", *inputs,
-        "-filter_complex", f"{mix}amix=inputs={len(LINES)}:normalize=0,apad[a]",
-        "-map", "0:v", "-map", "[a]", "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p",
-        "-c:a", "aac", "-t", str(SECONDS), str(path),
-    )  # fmt: skip
-    return path
 
 
 @pytest.fixture(scope="session")
