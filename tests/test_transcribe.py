@@ -183,6 +183,19 @@ def test_sidecar_wins_unless_the_pipeline_prefers_asr(speech_video: Path, tmp_pa
     assert [(r["idx"], r["source"]) for r in rows(store)] == [(0, "asr"), (1, "asr")]
 
 
+def test_imported_transcripts_count_as_given(speech_video: Path, tmp_path: Path) -> None:
+    store = Store(tmp_path / "s", create=True)
+    run(speech_video, store, models_with(None), stages=["sample"])
+    with store.transaction() as tx:
+        tx.execute(
+            "INSERT INTO transcripts (clip_id, video_id, t_start, t_end, text, source) "
+            "SELECT id, video_id, 3, 5, 'imported', 'egolifecap' FROM clips WHERE idx = 0"
+        )
+    fake = FakeRecognizer()
+    assert run(speech_video, store, models_with(fake)).ok
+    assert fake.calls == [] and [r["source"] for r in rows(store)] == ["egolifecap"]
+
+
 def test_reset_forgets_speech_rows_and_progress(speech_video: Path, tmp_path: Path) -> None:
     store = Store(tmp_path / "s", create=True)
     run(speech_video, store, models_with(FakeRecognizer()))

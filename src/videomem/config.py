@@ -63,8 +63,8 @@ class PipelineConfig(_Strict):
     )
     speech_source: Literal["sidecar", "asr"] = Field(
         "sidecar",
-        description="a video with a sidecar transcript: keep it and do not transcribe (sidecar), "
-        "or transcribe and replace the sidecar's rows (asr)",
+        description="a video with a transcript of its own (sidecar file or --transcripts import): keep it and "
+        "do not transcribe (sidecar), or transcribe and replace those rows (asr)",
     )
 
     @field_validator("stages")

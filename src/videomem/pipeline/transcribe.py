@@ -16,8 +16,9 @@ One transaction per chunk holds its rows and its progress mark (stage `transcrib
 chunk without a mark, and a chunk's old speech rows are replaced, never doubled; a run with a
 model redoes chunks that only had VAD. `video_id:transcribed` marks a video whose chunks are
 all done, so a re-run does not decode its sound again. `result.done` counts videos. A speech span that crosses a chunk boundary is cut there.
-A video with a sidecar transcript keeps it and is not transcribed unless the pipeline sets
-`speech_source: asr`, which transcribes it and drops the sidecar's rows. A file with no audio
+A video with a transcript of its own (a sidecar file, or lines imported by `--transcripts`) keeps
+it and is not transcribed, unless the pipeline sets `speech_source: asr`, which transcribes it
+and drops those rows. A file with no audio
 stream is marked `video_id:no-audio`, which is not a failure.
 """
 
@@ -57,7 +58,10 @@ class TranscribeStage:
 
     def run(self, ctx: StageContext, sources: list[VideoSource]) -> StageResult:
         result = StageResult(self.name)
-        wanted = [s for s in sources if s.transcript is None or ctx.pipeline.speech_source == "asr"]
+        own = "SELECT DISTINCT video_id FROM transcripts WHERE source NOT IN (?, ?)"
+        given = {r["video_id"] for r in ctx.store.query(own, SOURCES)}
+        keep = ctx.pipeline.speech_source == "sidecar"
+        wanted = [s for s in sources if not (keep and (s.transcript is not None or s.video_id in given))]
         result.skipped += len(sources) - len(wanted)
         with ctx.progress(len(wanted), self.name, unit="video") as bar:
             for source in wanted:
@@ -125,7 +129,7 @@ def _write_chunk(
     segments: list[Segment],
     stage: str,
     kind: str,
-    drop_sidecar: bool,
+    drop_given: bool,
 ) -> None:
     """The chunk's speech rows (replacing any an earlier run left) and its progress mark, at once."""
     vid = source.video_id
@@ -137,11 +141,11 @@ def _write_chunk(
             "DELETE FROM transcripts WHERE video_id = ? AND source = ? AND t_start >= ? AND t_start < ?",
             [(vid, s, t0, t1) for s in SOURCES],
         )
-        if drop_sidecar:
+        if drop_given:
             tx.execute(
-                "DELETE FROM transcripts WHERE video_id = ? AND source = 'sidecar' AND clip_id IN "
+                "DELETE FROM transcripts WHERE video_id = ? AND source NOT IN (?, ?) AND clip_id IN "
                 "(SELECT id FROM clips WHERE video_id = ? AND t_end > ? AND t_start < ?)",
-                (vid, vid, t0, t1),
+                (vid, *SOURCES, vid, t0, t1),
             )
         tx.executemany(
             "INSERT INTO transcripts (clip_id, video_id, t_start, t_end, speaker, text, source) VALUES (?, ?, ?, ?, ?, ?, ?)",
