@@ -33,6 +33,9 @@ Span = tuple[float, float]
 """Seconds from the start of a chunk."""
 
 ROLE = "asr"
+MAX_NEW_TOKENS = 440
+"""Most tokens decoded per 30-s window (`max_tokens` caps it lower): Whisper's decoder holds 448
+positions, a few of them for the prompt."""
 MAX_SPAN_S = 30.0
 """Longest speech span handed to a model: Whisper's window, so no backend has to chunk."""
 
@@ -103,7 +106,11 @@ class FasterWhisperRecognizer:
         if not spans:
             return []
         started = time.perf_counter()
-        common: dict[str, Any] = {"language": self.language, "word_timestamps": True}
+        common: dict[str, Any] = {
+            "language": self.language,
+            "word_timestamps": True,
+            "max_new_tokens": min(self.cfg.max_tokens, MAX_NEW_TOKENS),
+        }
         if self.batched is not None:
             found, _ = self.batched.transcribe(
                 audio, clip_timestamps=[{"start": a, "end": b} for a, b in spans], batch_size=self.cfg.batch_size, **common
@@ -136,7 +143,7 @@ class TransformersRecognizer:
             )
         except (OSError, ValueError) as exc:
             raise ModelError(f"asr: cannot load transformers model {cfg.model!r} ({' '.join(str(exc).split())})") from None
-        self.generate_kwargs: dict[str, Any] = {"max_new_tokens": min(cfg.max_tokens, 440)}
+        self.generate_kwargs: dict[str, Any] = {"max_new_tokens": min(cfg.max_tokens, MAX_NEW_TOKENS)}
         if cfg.options.get("language"):
             self.generate_kwargs["language"] = cfg.options["language"]
 
