@@ -4,7 +4,8 @@
   on CPU with no download. Every profile has it, the offline one included.
 * `SpeechRecognizer` backends, built from `models/*.yaml`'s `asr` role:
   `faster_whisper` (CTranslate2, a size name or a converted model's path; word timestamps
-  tighten each segment to its words; the batched pipeline when a GPU is used), `transformers`
+  tighten each segment to its words; the batched pipeline when a GPU is used; `options.transcribe`
+  is passed to its `transcribe`, e.g. `{beam_size: 5}` or `{temperature: 0}`), `transformers`
   (a Whisper checkpoint through the automatic-speech-recognition pipeline, with timestamps) and
   `openai` (an OpenAI-compatible `/audio/transcriptions`, e.g. a served Whisper).
 
@@ -110,6 +111,7 @@ class FasterWhisperRecognizer:
             "language": self.language,
             "word_timestamps": True,
             "max_new_tokens": min(self.cfg.max_tokens, MAX_NEW_TOKENS),
+            **self.cfg.options.get("transcribe", {}),
         }
         if self.batched is not None:
             found, _ = self.batched.transcribe(
