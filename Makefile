@@ -5,6 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.stamp-install
 VTEST := /usr/share/doc/opencv-doc/examples/data/vtest.avi
 CHROMEDRIVER := /usr/bin/chromedriver
+ESPEAK := /usr/bin/espeak-ng
 DEMO_DIR ?= demo-out
 
 .PHONY: demo test bench install clean
@@ -31,7 +32,14 @@ $(CHROMEDRIVER):
 	  (apt-get install -y -qq chromium chromium-driver >/dev/null 2>&1 || \
 	   (apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq chromium chromium-driver >/dev/null 2>&1)) || true; fi
 
-test: $(STAMP) $(VTEST) $(CHROMEDRIVER)
+# Debian's espeak-ng speaks the spoken test track (tests/conftest.py `speech_video`) and the
+# track of benchmarks/asr.py; the speech tests skip with a reason when it cannot be installed.
+$(ESPEAK):
+	-@if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	  (apt-get install -y -qq espeak-ng >/dev/null 2>&1 || \
+	   (apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq espeak-ng >/dev/null 2>&1)) || true; fi
+
+test: $(STAMP) $(VTEST) $(CHROMEDRIVER) $(ESPEAK)
 	$(VENV)/bin/ruff check src tests benchmarks
 	$(PY) -m pytest -q
 
@@ -43,6 +51,7 @@ bench: $(STAMP)
 	$(PY) benchmarks/offline_caption.py
 	$(PY) benchmarks/visual_stage.py
 	$(PY) benchmarks/ppr.py
+	$(PY) benchmarks/asr.py
 
 clean:
 	rm -rf $(VENV) $(DEMO_DIR)

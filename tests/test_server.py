@@ -291,10 +291,16 @@ class GatedVision:
     def __getattr__(self, name: str):
         return getattr(self.real, name)
 
-    def caption_clips(self, clips):
+    def _held(self, task: str, clips):
         self.captioning.set()
         assert self.go.wait(300), "the test never let captioning go on"
-        return self.real.caption_clips(clips)
+        return getattr(self.real, task)(clips)
+
+    def caption_clips(self, clips):
+        return self._held("caption_clips", clips)
+
+    def describe_clips(self, clips):  # caption and object records in one pass (memory/vision_pass.py)
+        return self._held("describe_clips", clips)
 
 
 class HeldModels:

@@ -104,3 +104,100 @@ def build_tiny_qwen2_vl(directory: Path, seed: int = 0) -> Path:
     model.save_pretrained(directory)
     processor.save_pretrained(directory)
     return directory
+
+
+WHISPER_SPECIAL_TOKENS = [
+    "<|endoftext|>",
+    "<|startoftranscript|>",
+    "<|translate|>",
+    "<|transcribe|>",
+    "<|startoflm|>",
+    "<|startofprev|>",
+    "<|nospeech|>",
+    "<|notimestamps|>",
+]
+"""Whisper's English-only control tokens, in its order; timestamp tokens <|0.00|> … <|30.00|>
+follow <|notimestamps|> (both transformers and faster-whisper count timestamps from there)."""
+
+
+def _whisper_tokenizer():
+    from tokenizers import AddedToken, Tokenizer, decoders, models, pre_tokenizers
+    from transformers import WhisperTokenizerFast
+
+    alphabet = sorted(pre_tokenizers.ByteLevel.alphabet())
+    bpe = Tokenizer(models.BPE(vocab={ch: i for i, ch in enumerate(alphabet)}, merges=[]))
+    bpe.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    bpe.decoder = decoders.ByteLevel()
+    bpe.add_special_tokens([AddedToken(t, special=True) for t in WHISPER_SPECIAL_TOKENS])
+    bpe.add_tokens([AddedToken(f"<|{i * 0.02:.2f}|>", special=False) for i in range(1501)])
+    return WhisperTokenizerFast(
+        tokenizer_object=bpe,
+        unk_token="<|endoftext|>",
+        bos_token="<|endoftext|>",
+        eos_token="<|endoftext|>",
+        pad_token="<|endoftext|>",
+    )
+
+
+def build_tiny_whisper(directory: Path, seed: int = 0) -> Path:
+    """Save a tiny English-only Whisper (tokenizer, feature extractor, random weights) to
+    `directory`, loadable by the transformers ASR pipeline like a hub checkpoint."""
+    import torch
+    from transformers import (
+        GenerationConfig,
+        WhisperConfig,
+        WhisperFeatureExtractor,
+        WhisperForConditionalGeneration,
+    )
+
+    tokenizer = _whisper_tokenizer()
+    ids = {token: tokenizer.convert_tokens_to_ids(token) for token in WHISPER_SPECIAL_TOKENS}
+    eot, sot = ids["<|endoftext|>"], ids["<|startoftranscript|>"]
+    config = WhisperConfig(
+        vocab_size=len(tokenizer),
+        num_mel_bins=80,
+        d_model=16,
+        encoder_layers=1,
+        decoder_layers=1,
+        encoder_attention_heads=2,
+        decoder_attention_heads=2,
+        encoder_ffn_dim=32,
+        decoder_ffn_dim=32,
+        max_source_positions=1500,
+        max_target_positions=448,
+        decoder_start_token_id=sot,
+        bos_token_id=eot,
+        eos_token_id=eot,
+        pad_token_id=eot,
+        suppress_tokens=[],
+        begin_suppress_tokens=[eot],
+    )
+    torch.manual_seed(seed)
+    model = WhisperForConditionalGeneration(config).eval()
+    model.generation_config = GenerationConfig(
+        decoder_start_token_id=sot,
+        bos_token_id=eot,
+        eos_token_id=eot,
+        pad_token_id=eot,
+        no_timestamps_token_id=ids["<|notimestamps|>"],
+        is_multilingual=False,
+        max_initial_timestamp_index=50,
+        max_length=448,
+        suppress_tokens=[],
+        begin_suppress_tokens=[eot],
+    )
+    directory.mkdir(parents=True, exist_ok=True)
+    model.save_pretrained(directory)
+    tokenizer.save_pretrained(directory)
+    WhisperFeatureExtractor(feature_size=80).save_pretrained(directory)
+    return directory
+
+
+def convert_to_ctranslate2(whisper_dir: Path, directory: Path) -> Path:
+    """The tiny Whisper converted by ctranslate2's own converter, as faster-whisper loads it."""
+    import ctranslate2
+
+    converter = ctranslate2.converters.TransformersConverter(
+        str(whisper_dir), copy_files=["tokenizer.json", "preprocessor_config.json"]
+    )
+    return Path(converter.convert(str(directory), quantization="float32", force=True))

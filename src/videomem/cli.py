@@ -129,6 +129,9 @@ def info(store: StoreOpt, models: ModelsOpt = None) -> None:
     out.print(f"hours: {summary.hours:.2f}")
     by_source = ", ".join(f"{source} {n}" for source, n in summary.transcripts.items())
     out.print(f"transcripts: {sum(summary.transcripts.values())}" + (f" ({by_source})" if by_source else ""), highlight=False)
+    if summary.transcript_clips:
+        coverage = ", ".join(f"{source} {n}/{summary.clips}" for source, n in summary.transcript_clips.items())
+        out.print(f"clips with speech: {coverage}", highlight=False)
     for stage, n in summary.stages.items():
         out.print(f"stage {stage}: {n} units done", highlight=False)
     for row in summary.failures:

@@ -18,7 +18,7 @@ from videomem.errors import ConfigError
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 """Checkout root; the default profiles live in its pipelines/, models/ and agents/ folders."""
 
-STAGE_ORDER = ("sample", "caption", "objects", "episodic", "semantic", "visual")
+STAGE_ORDER = ("sample", "transcribe", "caption", "objects", "episodic", "semantic", "visual")
 """Stages that exist, in the order `ingest` runs them. A pipeline lists a subset."""
 
 
@@ -58,6 +58,14 @@ class PipelineConfig(_Strict):
         description="translate imported captions (ingest --captions) into this language with the text model; "
         "unset: keep them as written",
     )
+    transcribe_chunk_seconds: float = Field(
+        300.0, ge=1, description="seconds of audio the transcribe stage holds and commits at a time"
+    )
+    speech_source: Literal["sidecar", "asr"] = Field(
+        "sidecar",
+        description="a video with a transcript of its own (sidecar file or --transcripts import): keep it and "
+        "do not transcribe (sidecar), or transcribe and replace those rows (asr)",
+    )
     min_support_segments: int = Field(
         2, ge=1, description="semantic segments an offline-induced habit or preference must recur in"
     )
@@ -83,7 +91,7 @@ class PipelineConfig(_Strict):
         return scales
 
 
-Backend = Literal["offline", "openai", "vllm", "transformers", "open_clip", "sentence_transformers"]
+Backend = Literal["offline", "openai", "vllm", "transformers", "open_clip", "sentence_transformers", "faster_whisper"]
 
 
 class RoleConfig(_Strict):
@@ -131,6 +139,9 @@ class ModelsConfig(_Strict):
     llm: RoleConfig
     text_embedder: RoleConfig
     visual_embedder: RoleConfig | None = None
+    asr: RoleConfig | None = Field(
+        None, description="speech model of the transcribe stage; without one it records when speech is heard"
+    )
     question_deadline_s: float = Field(
         600.0, gt=0, description="seconds the agent may spend on one question; checked between model calls"
     )
@@ -146,6 +157,8 @@ class ModelsConfig(_Strict):
             raise ValueError("text_embedder.backend must be offline, sentence_transformers or openai")
         if self.visual_embedder and self.visual_embedder.backend not in {"open_clip", "offline"}:
             raise ValueError("visual_embedder.backend must be open_clip or offline")
+        if self.asr and self.asr.backend not in {"faster_whisper", "transformers", "openai"}:
+            raise ValueError("asr.backend must be faster_whisper, transformers or openai")
         return self
 
 

@@ -21,7 +21,9 @@ class StoreSummary:
     """id, duration, t_offset (corpus seconds where the video starts), in id order."""
     clips: int
     transcripts: dict[str, int]
-    """Transcript lines per source (sidecar, egolifecap, ...)."""
+    """Transcript lines per source (sidecar, egolifecap, asr, vad, ...)."""
+    transcript_clips: dict[str, int]
+    """Clips with at least one transcript line, per source: how much of the footage each covers."""
     stages: dict[str, int]
     """Units done per stage."""
     failures: list[dict[str, Any]]
@@ -45,6 +47,12 @@ def summarize(store: Store, models: ModelSet) -> StoreSummary:
         transcripts={
             r["source"]: r["n"]
             for r in store.query("SELECT source, COUNT(*) AS n FROM transcripts GROUP BY source ORDER BY source")
+        },
+        transcript_clips={
+            r["source"]: r["n"]
+            for r in store.query(
+                "SELECT source, COUNT(DISTINCT clip_id) AS n FROM transcripts GROUP BY source ORDER BY source"
+            )
         },
         stages=dict(sorted(store.stage_counts().items())),
         failures=[dict(r) for r in store.failures()],

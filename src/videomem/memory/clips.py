@@ -19,6 +19,7 @@ from videomem.errors import StoreError, VideomemError
 from videomem.models.base import ClipView
 from videomem.store import Store
 from videomem.timeline import UNTIL_SLACK, TimelineKind, format_time
+from videomem.video.transcripts import SPEECH_ONLY
 
 T = TypeVar("T")
 
@@ -61,12 +62,14 @@ def open_frame(root: Path, relative: str) -> Image.Image:
 
 
 def transcript_of(store: Store, clip_ids: Sequence[int]) -> str:
-    """The words spoken in these clips, in time order, each line with its speaker when known."""
+    """The words spoken in these clips, in time order, each line with its speaker when known;
+    back-to-back lines that only say someone spoke (`SPEECH_ONLY`) read as one."""
     marks = ",".join("?" * len(clip_ids))
     rows = store.query(
         f"SELECT speaker, text FROM transcripts WHERE clip_id IN ({marks}) ORDER BY t_start, id", tuple(clip_ids)
     )
-    return " ".join(f"{r['speaker']}: {r['text']}" if r["speaker"] else r["text"] for r in rows)
+    lines = [f"{r['speaker']}: {r['text']}" if r["speaker"] else r["text"] for r in rows]
+    return " ".join(line for i, line in enumerate(lines) if not (line == SPEECH_ONLY and i and lines[i - 1] == SPEECH_ONLY))
 
 
 @dataclass(frozen=True)

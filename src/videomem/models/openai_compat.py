@@ -152,7 +152,8 @@ class _Client:
         self.sleep = time.sleep
         """How retries wait (tests record the waits instead of sleeping)."""
 
-    def post(self, path: str, payload: dict[str, Any]) -> dict[str, Any]:
+    def post(self, path: str, payload: dict[str, Any], files: dict[str, Any] | None = None) -> dict[str, Any]:
+        """`payload` as JSON, or with `files` as a multipart form (audio uploads)."""
         url = f"{self.base_url}{path}"
         deadline = time.monotonic() + self.cfg.deadline_s
         retrying = Retrying(
@@ -168,7 +169,10 @@ class _Client:
                 with attempt:
                     attempts += 1
                     timeout = max(0.001, min(self.cfg.timeout_s, deadline - time.monotonic()))
-                    response = self.http.post(url, json=payload, timeout=timeout)
+                    if files is None:
+                        response = self.http.post(url, json=payload, timeout=timeout)
+                    else:
+                        response = self.http.post(url, data=payload, files=files, timeout=timeout)
                     response.raise_for_status()
             return response.json()
         except httpx.TimeoutException:

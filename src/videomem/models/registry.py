@@ -24,6 +24,7 @@ from videomem.models.base import (
 )
 
 if TYPE_CHECKING:
+    from videomem.models.asr import SpeechRecognizer
     from videomem.models.offline.scene import SceneAnalyser
 
 
@@ -79,6 +80,15 @@ class ModelSet:
         from videomem.models.open_clip import OpenClipEmbedder
 
         return OpenClipEmbedder(cfg, "visual_embedder", self.meter)
+
+    @cached_property
+    def asr(self) -> SpeechRecognizer | None:
+        """The speech model, or None when the profile has none (the offline one)."""
+        if self.cfg.asr is None:
+            return None
+        from videomem.models.asr import build_recognizer
+
+        return build_recognizer(self.cfg.asr, self.meter)
 
     @cached_property
     def offline_scene(self) -> SceneAnalyser:

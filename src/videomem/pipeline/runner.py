@@ -30,6 +30,7 @@ TRANSCRIPT_EXTENSIONS = (".srt", ".vtt", ".json")
 
 _STAGE_CLASSES = {
     "sample": "videomem.pipeline.sample:SampleStage",
+    "transcribe": "videomem.pipeline.transcribe:TranscribeStage",
     "caption": "videomem.pipeline.caption:CaptionStage",
     "objects": "videomem.pipeline.objects:ObjectsStage",
     "episodic": "videomem.pipeline.episodic:EpisodicStage",

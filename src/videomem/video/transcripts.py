@@ -29,6 +29,9 @@ from videomem.errors import TimeFormatError, TranscriptError
 from videomem.timeline import DAY, parse_time
 from videomem.video.clips import ClipSpan
 
+SPEECH_ONLY = "(speech, not transcribed)"
+"""Text of a transcript line that only says someone spoke (voice activity, no speech model)."""
+
 _DAY_FORM = re.compile(r"^\s*DAY\d+", re.IGNORECASE)
 _CODE_FORM = re.compile(r"^\s*\d{8}\s*$")
 
