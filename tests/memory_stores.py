@@ -73,6 +73,18 @@ def picture_store(root: Path, pictures: list[Image.Image], video_id: str = "v", 
     return store
 
 
+def captioned_store(root: Path, texts: list[str]) -> Store:
+    """`hand_store` of blank clips whose event captions say the on-screen `texts`."""
+    store = hand_store(root, [None] * len(texts))
+    with store.transaction() as tx:
+        for clip, text in zip(store.query("SELECT * FROM clips ORDER BY idx"), texts):
+            tx.execute(
+                "INSERT INTO events (clip_id, video_id, t_start, t_end, text) VALUES (?, 'v', ?, ?, ?)",
+                (clip["id"], clip["t_start"], clip["t_end"], f"On-screen text reads '{text}'."),
+            )
+    return store
+
+
 @functools.cache
 def scripted_store(base: Path) -> tuple[Path, SynthCorpus]:
     """(store directory, corpus) of the session's ingested scripted video: generated and

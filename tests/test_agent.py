@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
-from memory_stores import SINGLE_EVENT, hand_store, late_question, offline_models, scripted_store
+from memory_stores import SINGLE_EVENT, captioned_store, late_question, offline_models, scripted_store
 
 from videomem.agent.react import Agent
 from videomem.agent.tools import Memories, ToolCallError, Toolbox
@@ -67,14 +67,7 @@ class _Models:
 
 @pytest.fixture
 def events_store(tmp_path: Path) -> Store:
-    store = hand_store(tmp_path, [None] * len(TEXTS))
-    with store.transaction() as tx:
-        for clip, text in zip(store.query("SELECT * FROM clips ORDER BY idx"), TEXTS):
-            tx.execute(
-                "INSERT INTO events (clip_id, video_id, t_start, t_end, text) VALUES (?, 'v', ?, ?, ?)",
-                (clip["id"], clip["t_start"], clip["t_end"], f"On-screen text reads '{text}'."),
-            )
-    return store
+    return captioned_store(tmp_path, TEXTS)
 
 
 def _call(tool: str, thought: str = "", **arguments) -> ToolCall:

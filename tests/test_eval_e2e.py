@@ -3,6 +3,9 @@
 A 30-minute scripted video (LVBench format) must reach ≥ 80% accuracy and a 2-day EgoLife-style
 corpus, whose answers depend on the query time, ≥ 75%. Each store is ingested once per module.
 
+Issue 10 on the EgoLife store: WorldMM's agent answers a colour question through visual memory
+and a habit question through semantic memory, and eval sets three agents side by side.
+
 Controls: the same floors hold on a second seed of each format (the single video at its shortest
 length, to keep the suite lean) and on the paraphrased question set of each seed-0 store
 (reworded questions, synonyms, options reordered: `paraphrased/` of every synth corpus).
@@ -13,12 +16,16 @@ import re
 from pathlib import Path
 
 import pytest
+from memory_stores import offline_models
 from typer.testing import CliRunner
 
+from videomem.agent.react import Agent
 from videomem.cli import app
-from videomem.config import PROJECT_ROOT
+from videomem.config import PROJECT_ROOT, load_agent
 from videomem.eval.egolife import load_egolife
 from videomem.eval.scoring import per_category
+from videomem.store import Store
+from videomem.timeline import DAY, format_egolife
 
 pytestmark = pytest.mark.slow
 
@@ -148,3 +155,72 @@ def test_controls_hold_the_floor(fmt, control, request, tmp_path):
     correct = sum(r["correct"] for r in rows)
     print(f"{fmt} {control}: {correct}/{len(rows)}")
     assert len(rows) >= 12 and correct / len(rows) >= FLOOR[fmt], f"{fmt} {control}: accuracy {correct}/{len(rows)}"
+
+
+# ---------------------------------------------------------------- issue 10: WorldMM's memories and agent
+
+
+def _issue10_questions(egolife: Path) -> Path:
+    """A colour question (the colour is drawn, never written on screen) and the corpus's own
+    morning-habit question, both asked at the end of day 2."""
+    with Store(egolife / "store") as store:
+        coffee, caption = store.query("SELECT t_start, text FROM events WHERE text LIKE '%MAKING COFFEE%' ORDER BY t_start")[0]
+        written = re.findall(r"'([^']*)'", caption)
+        assert written and not any(c.upper() in w for w in written for c in ISSUE10_COLOURS), "no colour is on screen"
+        assert store.query("SELECT COUNT(*) FROM semantic_triplets WHERE retired_at IS NULL")[0][0] > 0
+    habit = next(q for q in load_egolife(egolife / "bench" / "EgoLifeQA_A1_JAKE.json")
+                 if "HabitInsight" in q.categories and "morning" in q.question)
+    date, time = format_egolife(2 * DAY - 60)
+    target = dict(zip(("date", "time"), format_egolife(coffee)))
+    records = [
+        {"ID": "colour", "query_time": {"date": date, "time": time}, "type": "EntityLog", "target_time": target,
+         "question": "What colour was the shape on screen while I was making coffee?",
+         **{f"choice_{c}": colour for c, colour in zip("abcd", ISSUE10_COLOURS)}, "answer": "A"},
+        {"ID": "habit", "query_time": {"date": date, "time": time}, "type": "HabitInsight", "target_time": target,
+         "question": habit.question, **{f"choice_{c}": o for c, o in zip("abcd", habit.choices)}, "answer": habit.answer},
+    ]
+    path = egolife / "EgoLifeQA_issue10.json"
+    path.write_text(json.dumps(records))
+    return path
+
+
+ISSUE10_COLOURS = ["Orange", "Green", "Blue", "Purple"]
+
+
+def _memories(trace: list[dict]) -> list[str]:
+    return [step["memory"] for step in trace if "memory" in step and not step.get("error")]
+
+
+def test_worldmm_answers_colour_through_visual_and_habit_through_semantic_memory(egolife):
+    records = json.loads(_issue10_questions(egolife).read_text())
+    with Store(egolife / "store") as store:
+        agent = Agent(store, offline_models(), load_agent(PROJECT_ROOT / "agents" / "worldmm.yaml"))
+        colour = agent.ask(records[0]["question"], ISSUE10_COLOURS, until=2 * DAY - 60)
+        habit = agent.ask(records[1]["question"], [records[1][f"choice_{c}"] for c in "abcd"], until=2 * DAY - 60)
+
+    assert _memories(colour.trace)[0] == "visual" and "'colour'" in colour.trace[0]["thought"]
+    assert colour.choice == "A", colour.render(str)
+    seen = [e for e in colour.evidence if e.source == "visual"]
+    assert seen and seen[0].frames and "orange" in seen[0].text.lower(), "the colour was read from the frames"
+
+    assert _memories(habit.trace)[0] == "semantic" and "'usually'" in habit.trace[0]["thought"]
+    assert any(e.source == "semantic" for e in habit.evidence)
+    assert habit.choice == records[1]["answer"], habit.render(str)
+
+
+def test_eval_compares_worldmm_telemem_and_caption_rag_side_by_side(egolife):
+    questions = _issue10_questions(egolife)
+    out = egolife / "runs" / "side-by-side"
+    agents = [PROJECT_ROOT / "agents" / f"{name}.yaml" for name in ("worldmm", "telemem", "caption-rag")]
+    printed = _cli("eval", "egolife", "--questions", questions, "--store", egolife / "store", "--out", out,
+                   *(arg for path in agents for arg in ("--agent", path)))
+    assert f"comparison: {out / 'compare.md'}" in printed
+    for name in ("worldmm", "telemem", "caption-rag"):
+        assert (out / name / "results.jsonl").is_file() and f"{name}: accuracy " in printed
+    report = (out / "compare.md").read_text()
+    assert {"worldmm", "telemem", "caption-rag"} <= {line.split(" | ")[0].strip("| ") for line in report.splitlines()}
+    worldmm = json.loads((out / "compare.json").read_text())["agents"][0]
+    assert worldmm["agent"] == "worldmm" and worldmm["fingerprint"]["store"]["rows"]["semantic_triplets"] > 0
+    assert worldmm["questions_used"]["colour"]["tools"][0] == "memory.visual"
+    assert worldmm["questions_used"]["habit"]["tools"][0] == "memory.semantic"
+    assert "| colour | EntityLog | ✓ memory.visual" in report

@@ -8,7 +8,7 @@ import pytest
 from memory_stores import offline_models
 from videomem.errors import ModelError
 from videomem.evidence import Evidence
-from videomem.models.base import AgentState, ObjectRecord, StepRecord, ToolCall
+from videomem.models.base import AgentState, EpisodicFact, KnownTriplet, NewTriplet, ObjectRecord, StepRecord, ToolCall, Triplet
 from videomem.models.offline.language import OfflineLanguage
 from videomem.models.offline.nlp import split_sentences
 from videomem.models.registry import ModelSet
@@ -78,16 +78,39 @@ def test_triplets_are_conditioned_on_the_entities(language: OfflineLanguage) -> 
 
 
 def test_semantic_triplets_are_the_recurring_ones(language: OfflineLanguage) -> None:
-    captions = [
-        "I drink coffee in the kitchen. The scene is still.",
-        "Alice opens the door.",
-        "I drank coffee on the balcony. The scene is still.",
-        "I put the keys on the table.",
+    found = language.extract_triplets(
+        ["I drink coffee in the kitchen. The scene is still.", "Alice opens the door.",
+         "I drank coffee on the balcony. The scene is still.", "Alice opens the door."],
+        [["I", "coffee", "kitchen", "scene"], ["Alice", "door"], ["I", "coffee", "balcony", "scene"], ["Alice", "door"]],
+    )
+    segments = [2, 1, 0, 3]  # Alice's door is seen twice, but not in the segment being added
+    facts = [EpisodicFact(t, segment, "") for ts, segment in zip(found, segments) for t in ts]
+    induced = {(t.subject, t.relation, t.object): t.evidence for t in language.induce_semantic(facts, 2)}
+    coffee = [i for i, f in enumerate(facts) if f.triplet.object == "coffee" and f.triplet.relation == "drink"]
+    assert induced[("I", "drink", "coffee")] == coffee and len(coffee) == 2
+    assert not any(subject == "scene" for subject, _, _ in induced)  # the captioner's framing is no habit
+    assert not any(subject == "Alice" for subject, _, _ in induced), "not seen in the segment being added"
+    assert language.induce_semantic(facts, 3) == [], "two segments are fewer than three"
+
+
+def test_consolidation_merges_equal_lemmas_and_retires_contradictions(language: OfflineLanguage) -> None:
+    def t(subject: str, relation: str, obj: str) -> Triplet:
+        return Triplet(subject=subject, relation=relation, object=obj)
+
+    known = [
+        KnownTriplet(1, t("I", "drank", "green tea"), 3, 0.9),
+        KnownTriplet(2, t("I", "like", "green tea"), 2, 0.8),
+        KnownTriplet(3, t("I", "like", "cake"), 2, 0.7),
+        KnownTriplet(4, t("Alice", "like", "green tea"), 2, 0.7),
     ]
-    found = {(t.subject, t.relation, t.object): t.evidence for t in language.induce_semantic(captions)}
-    assert found[("I", "drink", "coffee")] == [0, 2]
-    assert not any(subject == "scene" for subject, _, _ in found)  # the captioner's framing is no habit
-    assert ("Alice", "open", "door") not in found
+    merged, flipped, preferred = language.consolidate([
+        NewTriplet(t("I", "drink", "green tea"), 1, known),
+        NewTriplet(t("I", "dislike", "green tea"), 2, known),
+        NewTriplet(t("I", "prefer", "coffee"), 2, known),
+    ])
+    assert (merged.same_as, merged.retire, merged.triplet.relation) == (1, [], "drank"), "the better-supported wording"
+    assert (flipped.same_as, flipped.retire) == (None, [2]), "Alice's taste and cake are left alone"
+    assert preferred.retire == [2], "an exclusive preference outdates liking an alternative, not cake"
 
 
 # ---------------------------------------------------------------- summaries
@@ -194,6 +217,10 @@ def test_morning_habit_uses_time_of_day(language: OfflineLanguage) -> None:
 def test_free_form_returns_an_evidence_sentence(language: OfflineLanguage) -> None:
     out = language.answer("What is the safe code?", None, [ev(0, "The scene is still. On-screen text reads 'SAFE CODE 4827'.")])
     assert out.choice is None and out.answer == "On-screen text reads 'SAFE CODE 4827'."
+    seen = ev(0, "On-screen text reads 'MAKING COFFEE'. An orange rectangular box is in the bottom-left corner.")
+    asked = "What colour was the shape on screen while I was making coffee?"
+    assert language.answer(asked, None, [seen]).answer == "An orange rectangular box is in the bottom-left corner."
+    assert language.answer(asked.replace("colour", "text"), None, [seen]).answer == "On-screen text reads 'MAKING COFFEE'."
 
 
 def test_too_many_options_is_an_error(language: OfflineLanguage) -> None:

@@ -17,6 +17,7 @@ from videomem.models.base import (
     CaptionOut,
     ClipView,
     EntitiesOut,
+    EpisodicFact,
     Generation,
     LMRequest,
     MergeDecision,
@@ -28,6 +29,7 @@ from videomem.models.base import (
     StepRecord,
     SummaryOut,
     ToolCall,
+    Triplet,
     TranslationOut,
     TripletsOut,
     Unusable,
@@ -152,7 +154,9 @@ def test_each_task_sends_its_own_prompt_and_schema() -> None:
         RankCandidate(8, "I cook dinner.", 0.0, 600.0, 600.0, 1),
     ]
     assert language.rerank("What did I cook?", candidates) == [8, 7], "invented ids and repeats dropped"
-    assert language.induce_semantic(["I drink tea.", "I make tea again."])[0].evidence == [0, 1]
+    facts = [EpisodicFact(Triplet(subject="I", relation="drink", object="tea"), 0, "DAY2 08:00:00-08:05:00"),
+             EpisodicFact(Triplet(subject="I", relation="make", object="tea"), 1, "DAY1 08:00:00-08:05:00")]
+    assert language.induce_semantic(facts, 2)[0].evidence == [0, 1]
     assert language.same_entity([(person, person)]) == [True]
     state = AgentState("What did I cut?", ["carrots", "onions"], TOOLS, [], 1, 5, until=7200.0)
     assert language.plan_step(state).arguments == {"query": "onion"}
@@ -171,7 +175,8 @@ def test_each_task_sends_its_own_prompt_and_schema() -> None:
     assert "I cut an onion." in triplets and '["I", "onion"]' in triplets, "triplets conditioned on the entities"
     assert "What did I cook?" in rerank and "[7] 10 s window, 00:01:00-00:01:10: I cut onions." in rerank
     assert "[8] 600 s window" in rerank
-    assert "0. I drink tea." in semantic and "1. I make tea again." in semantic
+    assert "0. [segment 0, DAY2 08:00:00-08:05:00] I | drink | tea" in semantic
+    assert "1. [segment 1, DAY1 08:00:00-08:05:00] I | make | tea" in semantic and "at least 2 different" in semantic
     assert "red jacket" in merge
     assert "video.retrieval" in plan and '"required":["query"]' in plan and "02:00:00" in plan
     assert "A. carrots" in plan and "B. onions" in plan and "step 1 of at most 5" in plan
@@ -315,6 +320,8 @@ def test_plan_step_rejects_unknown_tools_and_bad_arguments() -> None:
 
 
 def test_semantic_evidence_out_of_range_is_dropped() -> None:
-    engine = ScriptedEngine(['{"triplets": [{"subject": "I", "relation": "likes", "object": "tea", "evidence": [1, 7, -1]}]}'])
-    triplets = PromptedLanguage(engine, role()).induce_semantic(["a", "b"])
-    assert triplets[0].evidence == [1]
+    engine = ScriptedEngine(['{"triplets": [{"subject": "I", "relation": "likes", "object": "tea", "evidence": [1, 7, -1]},'
+                             '{"subject": "I", "relation": "liked", "object": "tea", "evidence": [0]}]}'])
+    facts = [EpisodicFact(Triplet(subject="I", relation="drink", object="tea"), n, "") for n in (1, 0)]
+    triplets = PromptedLanguage(engine, role()).induce_semantic(facts, 2)
+    assert [t.evidence for t in triplets] == [[1]], "a triplet with no support in the new segment is not new"

@@ -358,7 +358,12 @@ def eval_(
         Optional[Path], typer.Option("--out", help="Output directory. Default: runs/<benchmark>-<agent name>.")
     ] = None,
     agent: Annotated[
-        Optional[Path], typer.Option("--agent", help="Agent profile. Default: agents/telemem.yaml; baseline: agents/caption-rag.yaml.")
+        Optional[list[Path]],
+        typer.Option(
+            "--agent",
+            help="Agent profile. Default: agents/telemem.yaml; baseline: agents/caption-rag.yaml. Give several to "
+            "compare them side by side (each runs into OUT/<agent name>, compare.md in OUT).",
+        ),
     ] = None,
     models: ModelsOpt = None,
     jobs: Annotated[int, typer.Option("--jobs", min=1, help="Questions answered at once (threads).")] = 1,
@@ -367,10 +372,24 @@ def eval_(
     """Answer a benchmark's questions from a store: results.jsonl, report.md, plots and the
     benchmark's own output files (resumable)."""
     from videomem.config import load_agent
-    from videomem.eval.harness import run_eval
+    from videomem.eval.harness import run_eval, run_side_by_side
 
-    target = out_dir or Path("runs") / f"{benchmark}-{load_agent(agent).name}"
-    result = run_eval(benchmark, questions, store, target, agent_path=agent, models_path=models, jobs=jobs, limit=limit)
+    if agent and len(agent) > 1:
+        target = out_dir or Path("runs") / f"{benchmark}-compare"
+        _, summaries = run_side_by_side(
+            benchmark, questions, store, target, agent, models_path=models, jobs=jobs, limit=limit
+        )
+        for s in summaries:
+            tiou = "n/a" if s.mean_tiou is None else f"{s.mean_tiou:.3f}"
+            typer.echo(
+                f"{s.name}: accuracy {100 * s.accuracy:.1f}% ({s.correct}/{s.n}), mean tIoU {tiou}, "
+                f"{s.tokens:.0f} tokens and {s.seconds:.2f} s per question"
+            )
+        typer.echo(f"comparison: {target / 'compare.md'}")
+        return
+    chosen = agent[0] if agent else None
+    target = out_dir or Path("runs") / f"{benchmark}-{load_agent(chosen).name}"
+    result = run_eval(benchmark, questions, store, target, agent_path=chosen, models_path=models, jobs=jobs, limit=limit)
     s = result.summary
     typer.echo(f"accuracy {100 * s.accuracy:.1f}% ({s.correct}/{s.n})")
     for category, (correct, total) in s.categories.items():

@@ -18,7 +18,7 @@ from videomem.errors import ConfigError
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 """Checkout root; the default profiles live in its pipelines/, models/ and agents/ folders."""
 
-STAGE_ORDER = ("sample", "transcribe", "caption", "objects", "episodic", "visual")
+STAGE_ORDER = ("sample", "transcribe", "caption", "objects", "episodic", "semantic", "visual")
 """Stages that exist, in the order `ingest` runs them. A pipeline lists a subset."""
 
 
@@ -65,6 +65,12 @@ class PipelineConfig(_Strict):
         "sidecar",
         description="a video with a transcript of its own (sidecar file or --transcripts import): keep it and "
         "do not transcribe (sidecar), or transcribe and replace those rows (asr)",
+    )
+    min_support_segments: int = Field(
+        2, ge=1, description="semantic segments an offline-induced habit or preference must recur in"
+    )
+    semantic_merge_threshold: float = Field(
+        0.6, gt=0, le=1, description="cosine similarity from which a semantic triplet goes to consolidation"
     )
 
     @field_validator("stages")
@@ -178,6 +184,14 @@ class EpisodicSettings(_Strict):
     linking_top_k: int = Field(5, ge=1, le=100, description="facts and entities closest to the query that seed PPR")
 
 
+class SemanticSettings(_Strict):
+    """How semantic memory answers a query (WorldMM Sec. 3.2: PPR, edge score = PPR(subject) + PPR(object))."""
+
+    top_k: int = Field(10, ge=1, le=100, description="triplets returned per query")
+    damping: float = Field(0.5, gt=0, lt=1, description="PPR: probability of following an edge rather than restarting")
+    linking_top_k: int = Field(5, ge=1, le=100, description="triplets closest to the query whose entities seed PPR")
+
+
 class VisualSettings(_Strict):
     """How `memory.visual` reads visual memory (WorldMM's time-range access and segment search)."""
 
@@ -189,10 +203,12 @@ class VisualSettings(_Strict):
 
 
 class AgentConfig(_Strict):
-    """How questions are answered: the ReAct agent, or one-shot caption RAG as a baseline."""
+    """How questions are answered: the ReAct agent, WorldMM's retrieval and response agents, or
+    one-shot caption RAG as a baseline. A `worldmm` agent chooses among the memories of its
+    `memory.*` tools, one per round, for at most `max_steps` rounds."""
 
     name: str = "telemem"
-    kind: Literal["react", "caption_rag"] = "react"
+    kind: Literal["react", "worldmm", "caption_rag"] = "react"
     rag_query: Literal["question_and_options", "question"] = Field(
         "question_and_options",
         description="caption_rag: retrieve with the question and its options (the agent's first query) or the question",
@@ -204,6 +220,7 @@ class AgentConfig(_Strict):
     qa_max_frames: int = Field(8, ge=1, le=64)
     qa_fps: float = Field(1.0, gt=0, le=30)
     episodic: EpisodicSettings = EpisodicSettings()
+    semantic: SemanticSettings = SemanticSettings()
     visual: VisualSettings = VisualSettings()
 
     @field_validator("tools")
@@ -216,6 +233,12 @@ class AgentConfig(_Strict):
         if len(set(tools)) != len(tools):
             raise ValueError("a tool is listed twice")
         return tools
+
+    @model_validator(mode="after")
+    def _worldmm_memories(self) -> AgentConfig:
+        if self.kind == "worldmm" and not any(t.startswith("memory.") for t in self.tools):
+            raise ValueError("a worldmm agent needs at least one memory.<name> tool to choose from")
+        return self
 
 
 Config = TypeVar("Config", bound=BaseModel)

@@ -6,13 +6,19 @@
   malformed call (unknown tool, invalid arguments) is shown back with its error and re-asked
   up to `cfg.call_retries` times; the last step is always `finish`. A response step then
   writes the answer from everything gathered.
+* `worldmm`: WorldMM's retrieval agent (Sec. 3.2). Each round the language model either
+  answers or picks one memory among the agent's `memory.<name>` tools and one query for it;
+  the round history ("Round N / Decision / Memory / Search Query / Retrieved") is what it
+  decides from, at most `cfg.max_steps` rounds. Malformed decisions are re-asked as in
+  `react`. The response agent then answers from the question and the rounds (Sec. 3.3).
 * `caption_rag`: the baseline every report compares against — top-k event captions, one
   answer call, no loop. It retrieves with the query the agent's first step uses, the question
   and its options (`rag_query: question_and_options`), so a gain over it is the agent's and the
   memories', not query expansion; `rag_query: question` is the plain-question variant.
 
 Tokens of a question are the usage meter's growth while it was answered; the trace records
-each step's tokens and seconds, so a report can say where the cost went. Each step is also
+each step's tokens and seconds (and, for a memory tool, the memory it searched), so a report
+can say where the cost went. Each step is also
 passed to `on_step` as soon as it is recorded, so a server can stream the steps while the
 question is still being answered.
 
@@ -35,7 +41,16 @@ from videomem.config import AgentConfig
 from videomem.errors import MalformedOutputError, ModelError, VideomemError
 from videomem.evidence import Evidence
 from videomem.memory.clips import require_video
-from videomem.models.base import OPTION_LETTERS, AgentState, AnswerOut, StepRecord
+from videomem.memory.registry import MEMORIES, tool_name
+from videomem.models.base import (
+    OPTION_LETTERS,
+    AgentState,
+    AnswerOut,
+    RetrievalState,
+    RoundRecord,
+    StepRecord,
+    ToolCall,
+)
 from videomem.models.registry import ModelSet
 from videomem.store import Store
 
@@ -106,13 +121,19 @@ class Agent:
             if on_step is not None:
                 on_step(step)
 
-        if self.cfg.kind == "caption_rag":
-            query = search_text(question, choices) if self.cfg.rag_query == "question_and_options" else question
-            evidence = self._caption_rag(query, toolbox, meter, record)
+        if self.cfg.kind == "worldmm":
+            rounds = self._worldmm(question, choices, toolbox, meter, record)
+            evidence = _unique([e for r in rounds for e in r.evidence])
+            meter.in_time()
+            out = self.models.language.respond(question, choices, [r for r in rounds if not r.error])
         else:
-            evidence = self._react(question, choices, toolbox, meter, record)
-        meter.in_time()
-        out = self.models.language.answer(question, choices, evidence)
+            if self.cfg.kind == "caption_rag":
+                query = search_text(question, choices) if self.cfg.rag_query == "question_and_options" else question
+                evidence = self._caption_rag(query, toolbox, meter, record)
+            else:
+                evidence = self._react(question, choices, toolbox, meter, record)
+            meter.in_time()
+            out = self.models.language.answer(question, choices, evidence)
         text, choice = _resolve(out, choices)
         record({"step": len(trace) + 1, "tool": "answer", "observation": text, **meter.lap()})
         tokens, seconds = meter.totals()
@@ -138,48 +159,84 @@ class Agent:
         self, question: str, choices: list[str] | None, toolbox: Toolbox, meter: _Meter, record: OnStep
     ) -> list[Evidence]:
         history: list[StepRecord] = []
-        gathered: dict[tuple, Evidence] = {}
+        gathered: list[Evidence] = []
         schemas = toolbox.schemas()
         for step in range(1, self.cfg.max_steps + 1):
             if step == self.cfg.max_steps:
                 record(_forced(step, "the step limit was reached", meter))
                 break
             state = AgentState(question, choices, schemas, history, step, self.cfg.max_steps, toolbox.until)
-            result = self._plan_and_call(state, toolbox, meter, record)
+            result = self._plan_and_call(
+                step,
+                lambda state=state: self.models.language.plan_step(state),
+                lambda call, error: history.append(StepRecord(call.thought, call.tool, call.arguments, error)),
+                toolbox,
+                meter,
+                record,
+            )
             if result is None:
                 record(_forced(step, f"{self.cfg.call_retries + 1} malformed calls in a row", meter))
                 break
             call, outcome = result
-            record(
-                {
-                    "step": step,
-                    "thought": call.thought,
-                    "tool": call.tool,
-                    "arguments": call.arguments,
-                    "observation": outcome.observation,
-                    "evidence": [e.to_json() for e in outcome.evidence],
-                    **meter.lap(),
-                }
-            )
+            record(_step(step, call, outcome, meter))
             if call.tool == FINISH:
                 break
             history.append(StepRecord(call.thought, call.tool, call.arguments, outcome.observation))
-            for e in outcome.evidence:
-                gathered.setdefault((e.video_id, e.t_start, e.t_end, e.source, e.text), e)
-        return list(gathered.values())
+            gathered += outcome.evidence
+        return _unique(gathered)
 
-    def _plan_and_call(self, state: AgentState, toolbox: Toolbox, meter: _Meter, record: OnStep):
+    def _worldmm(
+        self, question: str, choices: list[str] | None, toolbox: Toolbox, meter: _Meter, record: OnStep
+    ) -> list[RoundRecord]:
+        """Retrieval rounds: the decision of each becomes a call of that memory's tool. An
+        unusable decision stays in the history with its error (so the model can correct it),
+        but never reaches the response agent."""
+        memories = {m: MEMORIES[m].description for m in MEMORIES if tool_name(m) in self.cfg.tools}
+        rounds: list[RoundRecord] = []
+
+        def decide(state: RetrievalState) -> ToolCall:
+            decision = self.models.language.decide_retrieval(state)
+            if decision.decision == "answer":
+                return ToolCall(thought=decision.reason, tool=FINISH, arguments={})
+            return ToolCall(thought=decision.reason, tool=tool_name(decision.memory or ""), arguments={"query": decision.query or ""})
+
+        def failed(call: ToolCall, error: str) -> None:
+            rounds.append(RoundRecord("search", _memory(call.tool), str(call.arguments.get("query", "")), error, error=True))
+
+        for n in range(1, self.cfg.max_steps + 1):
+            state = RetrievalState(question, choices, memories, rounds, n, self.cfg.max_steps, toolbox.until)
+            result = self._plan_and_call(n, lambda state=state: decide(state), failed, toolbox, meter, record)
+            if result is None:
+                record(_forced(n, f"{self.cfg.call_retries + 1} malformed decisions in a row", meter))
+                return rounds
+            call, outcome = result
+            record(_step(n, call, outcome, meter))
+            if call.tool == FINISH:
+                return rounds
+            rounds.append(RoundRecord("search", _memory(call.tool), call.arguments["query"], outcome.observation, outcome.evidence))
+        record(_forced(self.cfg.max_steps + 1, "the round limit was reached", meter))
+        return rounds
+
+    def _plan_and_call(
+        self,
+        step: int,
+        plan: Callable[[], ToolCall],
+        remember: Callable[[ToolCall, str], None],
+        toolbox: Toolbox,
+        meter: _Meter,
+        record: OnStep,
+    ):
         """Plan one call and run it; a malformed call goes back to the planner with its error
-        (it stays in the history, so the planner can learn from it). None after the bound."""
+        (`remember` keeps it in the history, so the planner can learn from it). None after the bound."""
         for attempt in range(self.cfg.call_retries + 1):
             meter.in_time()
             try:
-                call = self.models.language.plan_step(state)
+                call = plan()
             except MalformedOutputError as exc:
                 # The planner's own JSON re-asks are spent; count it as one malformed call.
                 record(
                     {
-                        "step": state.step,
+                        "step": step,
                         "attempt": attempt + 1,
                         "thought": "",
                         "tool": "plan",
@@ -194,10 +251,10 @@ class Agent:
                 return call, toolbox.call(call.tool, call.arguments)
             except ToolCallError as exc:
                 error = f"error: {exc}. Call one of the listed tools with valid arguments, or finish."
-                state.history.append(StepRecord(call.thought, call.tool, call.arguments, error))
+                remember(call, error)
                 record(
                     {
-                        "step": state.step,
+                        "step": step,
                         "attempt": attempt + 1,
                         "thought": call.thought,
                         "tool": call.tool,
@@ -208,6 +265,34 @@ class Agent:
                     }
                 )
         return None
+
+
+def _memory(tool: str) -> str:
+    """The memory a `memory.<name>` tool searches ('' for any other tool)."""
+    return tool.removeprefix("memory.") if tool.startswith("memory.") else ""
+
+
+def _step(step: int, call: ToolCall, outcome, meter: _Meter) -> dict[str, Any]:  # noqa: ANN001 - ToolResult
+    """The trace entry of a completed call; `memory` names the memory a memory tool searched."""
+    memory = _memory(call.tool)
+    return {
+        "step": step,
+        "thought": call.thought,
+        "tool": call.tool,
+        **({"memory": memory} if memory else {}),
+        "arguments": call.arguments,
+        "observation": outcome.observation,
+        "evidence": [e.to_json() for e in outcome.evidence],
+        **meter.lap(),
+    }
+
+
+def _unique(evidence: list[Evidence]) -> list[Evidence]:
+    """Evidence in the order found, each piece once."""
+    gathered: dict[tuple, Evidence] = {}
+    for e in evidence:
+        gathered.setdefault((e.video_id, e.t_start, e.t_end, e.source, e.text), e)
+    return list(gathered.values())
 
 
 def _forced(step: int, why: str, meter: _Meter) -> dict[str, Any]:

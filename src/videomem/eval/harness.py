@@ -1,4 +1,5 @@
 """The eval run: every question through the agent, one results row each, then the report.
+Several agents on one store: `run_side_by_side` runs each, then compares them.
 
 Resumable: rows are appended and flushed one question at a time, and a rerun skips the ids
 already in `results.jsonl`. A rerun into the same directory must use the same benchmark and
@@ -15,7 +16,7 @@ import hashlib
 import json
 import queue
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
@@ -26,6 +27,7 @@ from videomem.agent.answer import Answer
 from videomem.choice import read_choice
 from videomem.config import load_agent, load_models
 from videomem.errors import MalformedOutputError, VideomemError
+from videomem.eval.compare import write_comparison
 from videomem.eval.egolife import load_egolife
 from videomem.eval.fingerprint import fingerprint, unlike
 from videomem.eval.lvbench import load_lvbench
@@ -81,6 +83,7 @@ def run_eval(
     jobs: int = 1,
     limit: int | None = None,
     show_progress: bool = True,
+    models: ModelSet | None = None,
 ) -> EvalResult:
     from videomem.agent.react import Agent
 
@@ -111,7 +114,8 @@ def run_eval(
     done = {r["id"] for r in read_results(out_dir)} | set(skipped)
     todo = [q for q in questions if q.id not in done]
 
-    models = ModelSet(models_cfg)
+    if models is None or models.cfg != models_cfg:
+        models = ModelSet(models_cfg)
     pending: queue.SimpleQueue[Question] = queue.SimpleQueue()
     for q in todo:
         pending.put(q)
@@ -156,6 +160,29 @@ def run_eval(
     official = write_official(benchmark, every_question, read_results(out_dir), out_dir)
     summary = write_report(out_dir, skipped=len(skipped), official=official)
     return EvalResult(summary, out_dir, len(todo), skipped, compared_runs(out_dir, run)[1])
+
+
+def run_side_by_side(
+    benchmark: str,
+    questions_path: str | Path,
+    store_dir: str | Path,
+    out_dir: str | Path,
+    agent_paths: Sequence[str | Path],
+    **options: Any,
+) -> tuple[list[EvalResult], list[Summary]]:
+    """Each agent's run into `out_dir/<agent name>/` (resumable like any run; the models are
+    loaded once for all), then one comparison of them all in `out_dir` (`videomem.eval.compare`)."""
+    names = [load_agent(path).name for path in agent_paths]
+    models = ModelSet(load_models(options.get("models_path")))
+    if len(set(names)) != len(names):
+        twice = next(name for name in names if names.count(name) > 1)
+        raise VideomemError(f"--agent: two profiles are named {twice!r}; each run needs its own name")
+    out_dir = Path(out_dir)
+    results = [
+        run_eval(benchmark, questions_path, store_dir, out_dir / name, agent_path=path, models=models, **options)
+        for name, path in zip(names, agent_paths)
+    ]
+    return results, write_comparison([r.out_dir for r in results], out_dir)
 
 
 def _claim(out_dir: Path, run: dict[str, Any]) -> None:
@@ -207,6 +234,9 @@ def result_row(q: Question, reply: Answer) -> dict[str, Any]:
         "tool_calls": sum(
             1 for step in reply.trace if step.get("tool") not in ("finish", "answer") and not step.get("error")
         ),
+        "tools": [
+            step["tool"] for step in reply.trace if step.get("tool") not in ("finish", "answer") and not step.get("error")
+        ],
         "tokens": reply.tokens,
         "evidence_tokens": sum(len(e.text.split()) for e in reply.evidence),
         "seconds": round(reply.seconds, 3),

@@ -2,7 +2,8 @@
 
 `results.jsonl` holds one row per question (snake_case keys, stable): id, video_id, category
 (tags joined by ", "), categories, prediction, answer, correct, response, evidence
-[{video_id, t_start, t_end}], tiou, tool_calls, tokens (model tokens the question cost),
+[{video_id, t_start, t_end}], tiou, tool_calls, tools (the tools called, in order; memory tools
+as memory.<name>), tokens (model tokens the question cost),
 evidence_tokens (whitespace-separated words of the evidence the answer cites), seconds.
 
 The benchmark's own output files (LVBench `answers.json` / `result.json`, EgoLifeQA per-type

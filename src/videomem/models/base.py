@@ -7,7 +7,8 @@ Two layers, so that a memory or a tool never knows which backend it talks to:
   hf_transformers, open_clip, text_embed.
 * **Tasks** (`VisionTasks`, `LanguageTasks`): what the pipeline and agent actually ask for —
   caption a clip, extract objects, summarise, extract entities and then triplets, decide a
-  merge, re-rank captions across time scales, plan the next agent step, answer. `models/prompted.py` fulfils tasks on any engine with a prompt file and
+  merge, re-rank captions across time scales, induce and consolidate semantic triplets, plan
+  the next agent step or WorldMM retrieval round, answer. `models/prompted.py` fulfils tasks on any engine with a prompt file and
   a JSON schema; `models/offline/` fulfils each with an explicit algorithm.
 
 Every generation records its tokens and seconds in a `UsageMeter`, so a run can report totals
@@ -278,12 +279,55 @@ class RankingOut(BaseModel):
     ids: list[int] = Field(description="ids of the relevant captions, most relevant first")
 
 
+@dataclass(frozen=True)
+class EpisodicFact:
+    """An episodic triplet put to semantic induction, with the coarse segment that saw it."""
+
+    triplet: Triplet
+    segment: int
+    """0: the segment being added to semantic memory; 1, 2, ...: earlier segments, most recent
+    first, whose similar facts were recalled so that a recurring habit can be seen."""
+    when: str
+    """The segment's time range as observations print it."""
+
+
 class SemanticTriplet(Triplet):
-    evidence: list[int] = Field(default_factory=list, description="indices of supporting captions")
+    evidence: list[int] = Field(default_factory=list, description="indices of the supporting episodic facts")
 
 
 class SemanticOut(BaseModel):
     triplets: list[SemanticTriplet]
+
+
+@dataclass(frozen=True)
+class KnownTriplet:
+    """A semantic triplet already in memory, put to consolidation beside a new one."""
+
+    id: int
+    triplet: Triplet
+    support: int
+    """Distinct segments whose episodic facts support it."""
+    similarity: float
+    """Embedding cosine to the new triplet."""
+
+
+@dataclass(frozen=True)
+class NewTriplet:
+    """A newly induced semantic triplet and the semantic memory it may overlap."""
+
+    triplet: Triplet
+    support: int
+    known: Sequence[KnownTriplet]
+
+
+class ConsolidationOut(BaseModel):
+    """WorldMM's consolidation: the new triplet (possibly rewritten), the existing triplet it
+    restates if any (its evidence is merged into that one), and the existing triplets it
+    contradicts or outdates (retired from now on)."""
+
+    triplet: Triplet
+    same_as: int | None = Field(None, description="id of an existing triplet stating the same knowledge")
+    retire: list[int] = Field(default_factory=list, description="ids of existing triplets it contradicts or outdates")
 
 
 class TranslationOut(BaseModel):
@@ -306,6 +350,40 @@ class AnswerOut(BaseModel):
 OPTION_LETTERS = "ABCDE"
 """Letters of multiple-choice options, the ones `AnswerOut.choice` allows (`videomem.choice`
 reads which one a reply chose)."""
+
+
+class RetrievalDecision(BaseModel):
+    """One round of WorldMM's retrieval agent: search one memory with one query, or answer."""
+
+    decision: Literal["search", "answer"]
+    memory: str | None = Field(None, description="the memory to search (decision 'search')")
+    query: str | None = Field(None, description="keyword query for that memory (decision 'search')")
+    reason: str = ""
+
+
+@dataclass
+class RoundRecord:
+    """One finished round of the retrieval agent, as the next round and the response agent see it."""
+
+    decision: str
+    memory: str
+    query: str
+    retrieved: str
+    evidence: list[Evidence] = field(default_factory=list)
+    error: bool = False
+    """A decision that could not be carried out; `retrieved` says why."""
+
+
+@dataclass
+class RetrievalState:
+    question: str
+    choices: list[str] | None
+    memories: dict[str, str]
+    """Memory name → what it holds, for the memories the agent may choose."""
+    history: list[RoundRecord]
+    round: int
+    max_rounds: int
+    until: float | None = None
 
 
 @dataclass
@@ -371,13 +449,29 @@ class LanguageTasks(Protocol):
         """Ids of the candidates that answer `query`, most relevant first, across time scales."""
         ...
 
-    def induce_semantic(self, captions: Sequence[str]) -> list[SemanticTriplet]: ...
+    def induce_semantic(self, facts: Sequence[EpisodicFact], min_segments: int) -> list[SemanticTriplet]:
+        """Lasting knowledge (relations, habits, preferences, abilities) behind the facts of
+        segment 0; evidence = indices into `facts`. A habit should recur in `min_segments`
+        distinct segments."""
+        ...
+
+    def consolidate(self, items: Sequence[NewTriplet]) -> list[ConsolidationOut]:
+        """For each new triplet: its final form, the known triplet it restates, the ones it retires."""
+        ...
 
     def same_entity(self, pairs: Sequence[tuple[ObjectRecord, ObjectRecord]]) -> list[bool]: ...
 
     def plan_step(self, state: AgentState) -> ToolCall: ...
 
     def answer(self, question: str, choices: list[str] | None, evidence: Sequence[Evidence]) -> AnswerOut: ...
+
+    def decide_retrieval(self, state: RetrievalState) -> RetrievalDecision:
+        """WorldMM's retrieval agent: the next memory and query, or stop and answer."""
+        ...
+
+    def respond(self, question: str, choices: list[str] | None, rounds: Sequence[RoundRecord]) -> AnswerOut:
+        """WorldMM's response agent: the answer from the question and the retrieval rounds."""
+        ...
 
     def translate(self, texts: Sequence[str], language: str) -> list[str]:
         """Each text in `language` (imported captions; a backend without a translator returns

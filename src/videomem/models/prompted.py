@@ -33,15 +33,21 @@ from videomem.models.base import (
     CaptionOut,
     ClipNotes,
     ClipView,
+    ConsolidationOut,
     EntitiesOut,
+    EpisodicFact,
     LanguageModel,
     LMRequest,
     OPTION_LETTERS,
     MergeDecision,
+    NewTriplet,
     ObjectRecord,
     ObjectsOut,
     RankCandidate,
     RankingOut,
+    RetrievalDecision,
+    RetrievalState,
+    RoundRecord,
     SemanticOut,
     SemanticTriplet,
     StepRecord,
@@ -293,19 +299,51 @@ class PromptedLanguage(_Prompted):
 
         return self._ask("rerank_captions", [request], parse)[0]
 
-    def induce_semantic(self, captions: Sequence[str]) -> list[SemanticTriplet]:
-        prompt = render("induce_semantic", captions=_numbered(captions, start=0))
+    def induce_semantic(self, facts: Sequence[EpisodicFact], min_segments: int) -> list[SemanticTriplet]:
+        lines = "\n".join(
+            f"{n}. [segment {f.segment}, {f.when}] {f.triplet.subject} | {f.triplet.relation} | {f.triplet.object}"
+            for n, f in enumerate(facts)
+        )
+        prompt = render("induce_semantic", facts=lines, min_segments=min_segments)
         request = LMRequest(prompt, json_schema=SemanticOut.model_json_schema())
 
         def parse(text: str) -> list[SemanticTriplet]:
-            # Evidence pointing past the captions is dropped rather than re-asked: the triplet
-            # itself is still usable, only its pointer is wrong.
-            triplets = validate_reply(text, SemanticOut).triplets
-            return [
-                t.model_copy(update={"evidence": [i for i in t.evidence if 0 <= i < len(captions)]}) for t in triplets
-            ]
+            # Evidence pointing past the facts is dropped rather than re-asked: the triplet
+            # itself is still usable, only its pointer is wrong. A triplet left without
+            # support in the segment being added is not new knowledge of it.
+            out = []
+            for t in validate_reply(text, SemanticOut).triplets:
+                evidence = [i for i in dict.fromkeys(t.evidence) if 0 <= i < len(facts)]
+                if any(facts[i].segment == 0 for i in evidence):
+                    out.append(t.model_copy(update={"evidence": evidence}))
+            return out
 
         return self._ask("induce_semantic", [request], parse)[0]
+
+    def consolidate(self, items: Sequence[NewTriplet]) -> list[ConsolidationOut]:
+        requests, known_ids = [], []
+        for item in items:
+            t = item.triplet
+            known = "\n".join(
+                f"[{k.id}] {k.triplet.subject} | {k.triplet.relation} | {k.triplet.object} ({k.support} segment(s))"
+                for k in item.known
+            )
+            prompt = render("consolidate_semantic", new=f"{t.subject} | {t.relation} | {t.object}",
+                            support=item.support, known=known or "(none)")
+            requests.append(LMRequest(prompt, json_schema=ConsolidationOut.model_json_schema()))
+            known_ids.append({k.id for k in item.known})
+
+        def parser(known: set[int]) -> Callable[[str], ConsolidationOut]:
+            def parse(text: str) -> ConsolidationOut:
+                # Ids the model invented are dropped rather than re-asked, as in `rerank`.
+                out = validate_reply(text, ConsolidationOut)
+                same = out.same_as if out.same_as in known else None
+                retire = [i for i in dict.fromkeys(out.retire) if i in known and i != same]
+                return out.model_copy(update={"same_as": same, "retire": retire})
+
+            return parse
+
+        return [self._ask("consolidate_semantic", [request], parser(known))[0] for request, known in zip(requests, known_ids)]
 
     def same_entity(self, pairs: Sequence[tuple[ObjectRecord, ObjectRecord]]) -> list[bool]:
         requests = [
@@ -351,6 +389,39 @@ class PromptedLanguage(_Prompted):
         request = LMRequest(prompt=prompt, json_schema=AnswerOut.model_json_schema())
         return self._ask("answer", [request], _answer_parser(choices))[0]
 
+    def decide_retrieval(self, state: RetrievalState) -> RetrievalDecision:
+        prompt = render(
+            "decide_retrieval",
+            question=state.question,
+            options=_listed_options(state.choices),
+            query_time=format_clock(state.until) if state.until is not None else "none",
+            memories="\n".join(f"- {name}: {description}" for name, description in state.memories.items()),
+            history=rounds_block(state.history) or "(none yet)",
+            round=state.round,
+            max_rounds=state.max_rounds,
+        )
+
+        def parse(text: str) -> RetrievalDecision:
+            decision = validate_reply(text, RetrievalDecision)
+            if decision.decision == "answer":
+                return decision
+            if decision.memory not in state.memories:
+                raise ValueError(f"unknown memory {decision.memory!r}; choose one of {', '.join(state.memories)}")
+            if not (decision.query or "").strip():
+                raise ValueError("a search needs a non-empty 'query'")
+            return decision
+
+        request = LMRequest(prompt=prompt, json_schema=RetrievalDecision.model_json_schema())
+        return self._ask("decide_retrieval", [request], parse)[0]
+
+    def respond(self, question: str, choices: list[str] | None, rounds: Sequence[RoundRecord]) -> AnswerOut:
+        prompt = render(
+            "respond", rounds=rounds_block(rounds) or "(no round retrieved anything)", question=question,
+            options=_options(choices),
+        )
+        request = LMRequest(prompt=prompt, json_schema=AnswerOut.model_json_schema())
+        return self._ask("respond", [request], _answer_parser(choices))[0]
+
     def translate(self, texts: Sequence[str], language: str) -> list[str]:
         schema = TranslationOut.model_json_schema()
         requests = [LMRequest(render("translate", language=language, text=text), json_schema=schema) for text in texts]
@@ -381,6 +452,15 @@ def _step_block(number: int, step: StepRecord) -> str:
     arguments = json.dumps(step.arguments, ensure_ascii=False)
     observation = step.observation.strip()
     return f"Step {number}\nThought: {step.thought}\nCall: {step.tool} {arguments}\nObservation: {observation}"
+
+
+def rounds_block(rounds: Sequence[RoundRecord]) -> str:
+    """WorldMM's round history: "Round N / Decision / Memory / Search Query / Retrieved"."""
+    return "\n\n".join(
+        f"### Round {n}\nDecision: {r.decision}\nMemory: {r.memory}\nSearch Query: {r.query}\n"
+        f"Retrieved: {r.retrieved.strip()}"
+        for n, r in enumerate(rounds, start=1)
+    )
 
 
 def _evidence_block(evidence: Sequence[Evidence]) -> str:

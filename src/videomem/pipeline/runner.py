@@ -34,6 +34,7 @@ _STAGE_CLASSES = {
     "caption": "videomem.pipeline.caption:CaptionStage",
     "objects": "videomem.pipeline.objects:ObjectsStage",
     "episodic": "videomem.pipeline.episodic:EpisodicStage",
+    "semantic": "videomem.pipeline.semantic:SemanticStage",
     "visual": "videomem.pipeline.visual:VisualStage",
 }
 assert tuple(_STAGE_CLASSES) == STAGE_ORDER

@@ -195,6 +195,37 @@ MIGRATIONS: tuple[str, ...] = (
         PRIMARY KEY (stage, unit)
     );
     """,
+    # semantic memory (WorldMM): lasting triplets induced per coarse segment, consolidated over
+    # time. valid_from / retired_at are corpus seconds (retired_at NULL: still valid); scope as
+    # in episodic_captions (a video's id, or '' on a corpus timeline). Evidence: the episodic
+    # triplets behind each one, dropped with them when the episodic stage rewrites a window
+    # (the segment's input digest then changes and the segment is consolidated again).
+    """
+    CREATE TABLE semantic_segments (
+        scope TEXT NOT NULL,
+        idx INTEGER NOT NULL,
+        t_start REAL NOT NULL,
+        t_end REAL NOT NULL,
+        inputs_hash TEXT NOT NULL,
+        PRIMARY KEY (scope, idx)
+    );
+    CREATE TABLE semantic_triplets (
+        id INTEGER PRIMARY KEY,
+        scope TEXT NOT NULL,
+        subject TEXT NOT NULL,
+        relation TEXT NOT NULL,
+        object TEXT NOT NULL,
+        valid_from REAL NOT NULL,
+        retired_at REAL
+    );
+    CREATE INDEX semantic_triplets_scope ON semantic_triplets (scope, retired_at);
+    CREATE TABLE semantic_evidence (
+        triplet_id INTEGER NOT NULL REFERENCES semantic_triplets(id) ON DELETE CASCADE,
+        episodic_triplet_id INTEGER NOT NULL REFERENCES episodic_triplets(id) ON DELETE CASCADE,
+        PRIMARY KEY (triplet_id, episodic_triplet_id)
+    );
+    CREATE INDEX semantic_evidence_episodic ON semantic_evidence (episodic_triplet_id);
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -2,13 +2,16 @@
 
 * summarise — extractive: MiniLM-embed the sentences, pick central, non-redundant ones by
   maximal marginal relevance, keep them in time order. It never writes a new sentence.
-* extract_entities / extract_triplets / induce_semantic — spaCy noun chunks, named entities
-  and dependency rules (see `triplets.py`); semantic triplets are the triplets that recur in
-  at least two captions.
+* extract_entities / extract_triplets — spaCy noun chunks, named entities and dependency
+  rules (see `triplets.py`).
+* induce_semantic / consolidate — semantic triplets are the episodic facts whose lemmas recur
+  in at least `min_segments` segments; consolidation merges equal lemmas and retires a known
+  triplet the new one contradicts (see `stance.py`).
 * rerank — reciprocal-rank fusion and a rule for the time scale (see `rerank.py`).
 * same_entity — names decide when both are real names; otherwise same colours and a high
   MiniLM similarity of the key fields.
-* plan_step — rules (see `planner.py`); answer — option scoring (see `scoring.py`).
+* plan_step, decide_retrieval — rules (see `planner.py`); answer, respond — option scoring
+  (see `scoring.py`).
 * extract_objects_from_text — the people and things a caption mentions (see `mentions.py`).
 * translate — no translator ships offline: texts are kept as written, and a warning says so.
 
@@ -34,8 +37,14 @@ from videomem.models.base import (
     AgentState,
     OPTION_LETTERS,
     AnswerOut,
+    ConsolidationOut,
+    EpisodicFact,
+    NewTriplet,
     ObjectRecord,
     RankCandidate,
+    RetrievalDecision,
+    RetrievalState,
+    RoundRecord,
     SemanticTriplet,
     TextEmbedder,
     ToolCall,
@@ -47,10 +56,11 @@ from videomem.models.offline import require_no_options
 from videomem.models.offline import triplets as triplet_rules
 from videomem.models.offline.colours import PALETTE
 from videomem.models.offline.mentions import records_from_captions
-from videomem.models.offline.planner import plan
+from videomem.models.offline.planner import choose_memory, plan
 from videomem.models.offline.rerank import rerank as rerank_rule
 from videomem.models.offline.scoring import OptionScorer
 from videomem.models.offline.nlp import split_sentences, words
+from videomem.models.offline.stance import contradicts, triplet_key
 
 ROLE = "llm"
 log = logging.getLogger(__name__)
@@ -62,6 +72,9 @@ GENERIC_NAME = re.compile(
     r"entity)(?: \d+)?$",
     re.IGNORECASE,
 )
+RELATED_OBJECTS = 0.45
+"""MiniLM cosine from which two objects are alternatives of one kind (tea and coffee 0.62;
+coffee and cake 0.35), so that preferring one outdates liking the other."""
 SCAFFOLD_SUBJECTS = frozenset({"scene", "view", "main colours", "imagenet tags", "it", "this", "that", "there", "they", "them"})
 """Subjects of the offline captioner's own framing sentences, which are never habits."""
 _COLOURS = frozenset(PALETTE)
@@ -119,22 +132,43 @@ class OfflineLanguage:
         self._meter([query, *(c.text for c in candidates)], [str(i) for i in out], start)
         return out
 
-    def induce_semantic(self, captions: Sequence[str]) -> list[SemanticTriplet]:
-        """Triplets seen in at least two captions, most supported first."""
+    def induce_semantic(self, facts: Sequence[EpisodicFact], min_segments: int) -> list[SemanticTriplet]:
+        """Facts of segment 0 that recur, same lemmas of subject, relation and object, in at
+        least `min_segments` distinct segments; evidence = every occurrence, most supported first."""
         start = time.perf_counter()
-        support: dict[tuple[str, str, str], list[int]] = {}
-        surface: dict[tuple[str, str, str], Triplet] = {}
-        for i, found in enumerate(triplet_rules.extract(captions)):
-            for t in found:
-                if t.subject.lower() in SCAFFOLD_SUBJECTS:
-                    continue
-                key = (t.subject.lower(), t.relation, t.object.lower())
-                surface.setdefault(key, t)
-                if i not in support.setdefault(key, []):
-                    support[key].append(i)
-        recurring = sorted((k for k, v in support.items() if len(v) >= 2), key=lambda k: (-len(support[k]), support[k][0], k))
-        out = [SemanticTriplet(**surface[k].model_dump(), evidence=support[k]) for k in recurring]
-        self._meter(captions, [f"{t.subject} {t.relation} {t.object}" for t in out], start)
+        groups: dict[str, list[int]] = {}
+        for i, fact in enumerate(facts):
+            if fact.triplet.subject.lower() not in SCAFFOLD_SUBJECTS:
+                groups.setdefault(triplet_key(fact.triplet), []).append(i)
+        out = []
+        for members in groups.values():
+            current = [i for i in members if facts[i].segment == 0]
+            if current and len({facts[i].segment for i in members}) >= min_segments:
+                out.append(SemanticTriplet(**facts[current[0]].triplet.model_dump(), evidence=members))
+        out.sort(key=lambda t: (-len({facts[i].segment for i in t.evidence}), t.evidence[0]))
+        read = [f"{f.triplet.subject} {f.triplet.relation} {f.triplet.object}" for f in facts]
+        self._meter(read, [f"{t.subject} {t.relation} {t.object}" for t in out], start)
+        return out
+
+    def consolidate(self, items: Sequence[NewTriplet]) -> list[ConsolidationOut]:
+        """Same lemmas as a known triplet: merged into the better-supported one (whose wording
+        stays). A contradiction (`stance.py`): the known triplet is retired."""
+        start = time.perf_counter()
+
+        def related(a: str, b: str) -> bool:
+            first, second = self.embedder.embed([a, b])
+            return float(first @ second) >= RELATED_OBJECTS
+
+        out = []
+        for item in items:
+            key = triplet_key(item.triplet)
+            same = [k for k in item.known if triplet_key(k.triplet) == key]
+            kept = max(same, key=lambda k: (k.support, k.similarity)) if same else None
+            triplet = kept.triplet if kept is not None and kept.support >= item.support else item.triplet
+            retire = [k.id for k in item.known if k not in same and contradicts(item.triplet, k.triplet, related)]
+            out.append(ConsolidationOut(triplet=triplet, same_as=kept.id if kept else None, retire=retire))
+        read = [f"{k.triplet.subject} {k.triplet.relation} {k.triplet.object}" for item in items for k in item.known]
+        self._meter(read, [f"{o.triplet.subject} {o.triplet.relation} {o.triplet.object}" for o in out], start, len(items))
         return out
 
     # ------------------------------------------------------------ entities
@@ -164,6 +198,16 @@ class OfflineLanguage:
         call = plan(state, margin_of, mentions)
         self._meter([state.question, *(h.observation for h in state.history)], [call.thought], start)
         return call
+
+    def decide_retrieval(self, state: RetrievalState) -> RetrievalDecision:
+        start = time.perf_counter()
+        decision = choose_memory(state)
+        self._meter([state.question, *(r.retrieved for r in state.history)], [decision.reason], start)
+        return decision
+
+    def respond(self, question: str, choices: list[str] | None, rounds: Sequence[RoundRecord]) -> AnswerOut:
+        """The answer step over the evidence of every round, in round order."""
+        return self.answer(question, choices, [e for r in rounds for e in r.evidence])
 
     def answer(self, question: str, choices: list[str] | None, evidence: Sequence[Evidence]) -> AnswerOut:
         start = time.perf_counter()

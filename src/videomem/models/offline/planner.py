@@ -1,4 +1,6 @@
-"""The offline ReAct planner: fixed rules instead of a language model.
+"""The offline planners: fixed rules instead of a language model.
+
+ReAct (`plan`):
 
 1. `video.retrieval` with the question and the options as the query (or `video.rag` when
    retrieval is not offered);
@@ -20,6 +22,14 @@ What was found is the observations of the searches and memory tools; the best ra
 first time range in them: JSON evidence with
 `t_start`/`t_end`, or text `START–END` / `START - END` / `START to END` in any form
 `videomem.timeline.parse_time` reads (seconds, MM:SS, HH:MM:SS, DAY2 11:09:42).
+
+WorldMM retrieval rounds (`choose_memory`): the question's kind picks the memory, by general
+English cue words in its lemmas (`KIND_CUES`): habits and preferences ("usually", "often",
+"prefer", "habit") → semantic; appearance ("colour", "look", "wear") → visual; times and
+happenings ("when", "happen", "first", "last") → episodic. The first round searches the kind's
+memory, the next the other enabled memories in the order episodic, semantic, visual (each once),
+then the agent answers; a question of no recognised kind starts with episodic. The reason names
+the cue, so the trace says why each memory was chosen.
 """
 
 from __future__ import annotations
@@ -31,7 +41,8 @@ from typing import Any
 
 from videomem.choice import search_text
 from videomem.errors import TimeFormatError
-from videomem.models.base import AgentState, ToolCall
+from videomem.models.base import AgentState, RetrievalDecision, RetrievalState, ToolCall
+from videomem.models.offline.nlp import lemmas
 from videomem.models.offline.scoring import question_times
 from videomem.timeline import DAY, parse_time
 
@@ -131,3 +142,60 @@ def plan(state: AgentState, margin_of: Callable[[str], float], mentions: Callabl
             arguments=_args(tools[QA], question=state.question, t_start=span[0], t_end=span[1]),
         )
     return ToolCall(thought="Enough evidence gathered; answer.", tool=FINISH, arguments={})
+
+
+KIND_CUES: dict[str, frozenset[str]] = {
+    "semantic": frozenset(
+        {"usually", "often", "always", "normally", "typically", "generally", "regularly", "frequently", "habit",
+         "habitually", "routine", "tend", "prefer", "preference", "favourite", "favorite", "like", "dislike", "enjoy",
+         "relationship", "friend"}
+    ),
+    "visual": frozenset(
+        {"colour", "color", "look", "appearance", "wear", "dress", "clothes", "clothing", "shape", "pattern", "shirt",
+         "hair"}
+    ),
+    "episodic": frozenset({"when", "happen", "first", "last", "before", "after", "time", "moment", "start", "finish"}),
+}
+"""Memory → lemmas that mark a question of its kind (checked in this order: a habit question
+that says "when" is still about a habit)."""
+ROUND_ORDER = ("episodic", "semantic", "visual")
+"""Order in which the memories the question's kind did not pick are searched after it."""
+
+
+def question_kind(question: str) -> tuple[str, str] | None:
+    """(memory, cue word) for the first kind whose cue the question contains, else None."""
+    said = set(lemmas(question))
+    for memory, cues in KIND_CUES.items():
+        found = sorted(said & cues)
+        if found:
+            return memory, found[0]
+    return None
+
+
+def choose_memory(state: RetrievalState) -> RetrievalDecision:
+    """The next WorldMM retrieval round: the question kind's memory first, then the other
+    enabled memories once each, then answer."""
+    if len(state.history) + 1 >= state.max_rounds:
+        return RetrievalDecision(decision="answer", reason="Last allowed round: answer from what was retrieved.")
+    searched = {r.memory for r in state.history}
+    kind = question_kind(state.question)
+    if kind is not None and kind[0] in state.memories and kind[0] not in searched:
+        memory, cue = kind
+        reason = f"The question's '{cue}' asks about {_KIND_WORDS[memory]}: search {memory} memory."
+    else:
+        rest = [m for m in (*ROUND_ORDER, *state.memories) if m in state.memories and m not in searched]
+        if not rest:
+            return RetrievalDecision(decision="answer", reason="Every memory was searched: answer.")
+        memory = rest[0]
+        reason = f"Search {memory} memory as well, for what the question's kind did not cover."
+    # Options are left out of a visual query: their colours or looks would pull the search
+    # towards every option alike.
+    parts = [state.question] if memory == "visual" else [state.question, *(state.choices or [])]
+    return RetrievalDecision(decision="search", memory=memory, query=" ".join(parts), reason=reason)
+
+
+_KIND_WORDS = {
+    "semantic": "a habit, preference or relation",
+    "visual": "what something looks like",
+    "episodic": "when or what happened",
+}

@@ -38,6 +38,10 @@ An option's lexical score is its best sentence's support.
 * Options that are all time ranges ("12:30-13:00"): each scores the best time overlap (IoU)
   with an item about the question, times that item's weight.
 
+**Free-form answers** are the evidence sentence closest to the question in words and meaning;
+a question that asks for a colour ("what colour/color …") takes it from the sentences that
+name a colour of the palette, when any does.
+
 **Meaning.** MiniLM cosine between option and sentence (same weights and relevance) is added at
 half weight, centred across options, so it decides only where words do not.
 
@@ -57,9 +61,12 @@ from videomem.choice import strip_label
 from videomem.errors import TimeFormatError
 from videomem.evidence import Evidence
 from videomem.models.base import TextEmbedder
+from videomem.models.offline.colours import PALETTE
 from videomem.models.offline.nlp import forms, lemmas, quoted_spans, split_sentences, squash, stopwords, words
 from videomem.timeline import DAY, parse_time
 
+COLOUR_WORDS = frozenset({"colour", "color"})
+"""Question lemmas that ask for a colour."""
 SEMANTIC_WEIGHT = 0.5
 OFF_CUE = 0.3
 """Weight factor for evidence that does not match a time cue of the question."""
@@ -312,4 +319,8 @@ class OptionScorer:
             return None
         vectors = self.embedder.embed([question, *(s.text for s in read.sentences)])
         score = read.support * (1.0 + vectors[1:] @ vectors[0])
+        if COLOUR_WORDS & set(lemmas(question)):
+            named = np.array([not set(PALETTE).isdisjoint(words(s.text)) for s in read.sentences])
+            if named.any():
+                score = np.where(named, score, -np.inf)
         return read.sentences[int(np.argmax(score))].text

@@ -1,0 +1,439 @@
+"""Semantic memory (WorldMM Sec. 3.1–3.2): lasting knowledge that evolves with the footage.
+
+**Segments.** The timeline is cut into coarse segments of `semantic_segment_seconds`
+([k·s, (k+1)·s), per video when every video starts at 0, corpus-wide on an EgoLife timeline,
+like the episodic windows). A segment's inputs are the episodic triplets of the finest episodic
+scale whose captions have their midpoint in it.
+
+**Induction.** Segment by segment in time order, the language model turns the segment's facts
+into semantic triplets (relations, habits, preferences, abilities), each with the episodic
+triplets that support it (`LanguageTasks.induce_semantic`). So that a habit seen on three
+different days can be recognised, the facts of earlier segments of the same timeline that are
+closest in meaning to the segment's own (`RECALL_K` each, from a FAISS index over the
+episodic facts, `RECALL_SIMILARITY`) go with them, labelled by segment.
+
+**Consolidation.** Each new triplet is compared by embedding with the triplets valid so far on
+its timeline; those at or above `semantic_merge_threshold` go with it to the language model
+(`LanguageTasks.consolidate`), which names a known triplet that states the same knowledge (the
+evidence is merged into it) and the known triplets the new one contradicts or outdates (they
+are retired). Nothing is deleted: a triplet holds `valid_from` (when its segment's evidence was
+recorded) and `retired_at`, so a question asked with `until` sees the knowledge as it stood then.
+
+**Storage.** One transaction per segment writes its triplets, evidence links, retirements and
+the digest of its inputs, so a killed run resumes at the next segment, and a later ingest adds
+only segments whose inputs are new or changed. `--force` forgets the semantic memory of the
+timelines of the videos given and consolidates them again from the start.
+
+**Retrieval.** The entity graph of all triplets (`memory/graph.py`'s `PassageGraph`: entity
+nodes, one edge per triplet between subject and object, synonym edges) is saved under `index/`
+and masked per query to the triplets valid at `until` whose evidence the question may see. The
+query seeds PPR on the entities of the `linking_top_k` most similar visible triplets, and each
+visible triplet scores PPR(subject) + PPR(object); the best `top_k` are returned with the time
+ranges of their evidence.
+"""
+
+from __future__ import annotations
+
+import math
+import sqlite3
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from videomem.config import PipelineConfig, SemanticSettings
+from videomem.errors import ModelError
+from videomem.evidence import Evidence
+from videomem.memory.clips import TimeText, timeline_kind
+from videomem.memory.graph import (
+    Passage,
+    PassageGraph,
+    SavedGraph,
+    TextVectors,
+    entity_key,
+    fingerprint,
+    saved_sizes,
+)
+from videomem.models.base import EpisodicFact, KnownTriplet, NewTriplet, SemanticTriplet, Triplet
+from videomem.models.registry import ModelSet
+from videomem.pipeline.base import StageResult
+from videomem.store import Store
+from videomem.store.vectors import ProgressFactory, VectorIndex, embedder_identity
+from videomem.timeline import UNTIL_SLACK
+
+STAGE = "semantic"
+SOURCE = "semantic"
+RECALL_INDEX = "semantic_recall"
+RECALL_K = 5
+"""Facts of earlier segments recalled per distinct fact of the segment being added."""
+RECALL_SIMILARITY = 0.75
+"""Embedding cosine from which an earlier fact is recalled as possibly the same habit."""
+KNOWN_K = 8
+"""Known triplets at most put to consolidation beside one new triplet (the most similar)."""
+SYNONYM_THRESHOLD = 0.8
+"""Entity-embedding cosine from which two entities of the semantic graph get a synonym edge."""
+SHOWN_SUPPORT = 5
+"""Supporting time ranges written into one piece of evidence (the rest are counted)."""
+
+
+@dataclass(frozen=True)
+class _Fact:
+    """An episodic triplet of the finest scale, where and when its caption lies."""
+
+    id: int
+    triplet: Triplet
+    scope: str
+    video_id: str
+    t_start: float
+    t_end: float
+
+
+@dataclass
+class _Segment:
+    scope: str
+    idx: int
+    facts: list[_Fact]
+
+    @property
+    def t_start(self) -> float:
+        return min(f.t_start for f in self.facts)
+
+    @property
+    def t_end(self) -> float:
+        return max(f.t_end for f in self.facts)
+
+    @property
+    def digest(self) -> str:
+        return fingerprint([[f.id, f.triplet.subject, f.triplet.relation, f.triplet.object] for f in self.facts])
+
+
+class _History:
+    """Which facts came before a segment on its timeline, built once per run: each timeline's
+    fact ids in segment order, so the facts before a segment are a prefix."""
+
+    def __init__(self, segments: list[_Segment]) -> None:
+        self.owner: dict[int, tuple[_Segment, _Fact]] = {f.id: (s, f) for s in segments for f in s.facts}
+        self._position: dict[tuple[str, int], int] = {}
+        self._ids: dict[str, list[int]] = {}
+        self._offsets: dict[str, list[int]] = {}
+        for s in segments:  # in time order
+            ids = self._ids.setdefault(s.scope, [])
+            self._position[(s.scope, s.idx)] = len(self._offsets.setdefault(s.scope, []))
+            self._offsets[s.scope].append(len(ids))
+            ids += [f.id for f in s.facts]
+        self._arrays = {scope: np.array(ids, dtype=np.int64) for scope, ids in self._ids.items()}
+
+    def before(self, segment: _Segment) -> np.ndarray:
+        """Ids of the facts of the earlier segments of `segment`'s timeline."""
+        return self._arrays[segment.scope][: self._offsets[segment.scope][self._position[(segment.scope, segment.idx)]]]
+
+    def distance(self, segment: _Segment, fact_id: int) -> int:
+        """How many segments before `segment` the fact's segment lies (1 = the one just before)."""
+        earlier = self.owner[fact_id][0]
+        return self._position[(segment.scope, segment.idx)] - self._position[(earlier.scope, earlier.idx)]
+
+
+def _text(t: Triplet) -> str:
+    return f"{t.subject} {t.relation} {t.object}"
+
+
+class SemanticMemory:
+    """Semantic memory (WorldMM): lasting knowledge drawn from the whole footage — relations
+    between people, habits, preferences and abilities — kept up to date as it changes. Query by
+    entity or concept ("Alice", "coffee", "morning routine") for what usually holds."""
+
+    def __init__(self, store: Store, models: ModelSet, settings: SemanticSettings | None = None) -> None:
+        self.store = store
+        self.models = models
+        self.settings = settings or SemanticSettings()
+        self._saved: SavedGraph | None = None
+        self._text_vectors: TextVectors | None = None
+
+    @property
+    def _vectors(self) -> TextVectors:
+        """Each triplet text embedded once per memory object, for consolidation and the graph
+        (made on first use: `stats` loads no model)."""
+        if self._text_vectors is None:
+            self._text_vectors = TextVectors(self.models.text_embedder)
+        return self._text_vectors
+
+    # ------------------------------------------------------------ build
+
+    def build(self, cfg: PipelineConfig, progress: ProgressFactory | None = None) -> StageResult:
+        """Add every segment whose inputs are new or changed, in time order, then the graph."""
+        result = StageResult(STAGE)
+        segments = self._segments(cfg.semantic_segment_seconds)
+        stored = {(r["scope"], r["idx"]): r["inputs_hash"] for r in self.store.query("SELECT * FROM semantic_segments")}
+        todo = [s for s in segments if stored.get((s.scope, s.idx)) != s.digest]
+        result.skipped = len(segments) - len(todo)
+        if todo:
+            recall = self._recall_index()
+            recall.ensure(progress)
+            history = _History(segments)
+            bar = progress(len(todo), STAGE, unit="segment") if progress else None
+            try:
+                for segment in todo:
+                    try:
+                        self._add_segment(segment, history, recall, cfg)
+                    except ModelError as exc:
+                        left = len(todo) - result.done
+                        result.failures.append((STAGE, f"{exc} ({left} segments left; re-run ingest to resume)"))
+                        break
+                    result.done += 1
+                    if bar is not None:
+                        bar.update(1)
+            finally:
+                if bar is not None:
+                    bar.close()
+        self.graph_file().ensure(self._vectors)
+        return result
+
+    def _segments(self, seconds: float) -> list[_Segment]:
+        """The finest-scale episodic facts grouped into segments, in time order."""
+        corpus = timeline_kind(self.store) == "egolife"
+        rows = self.store.query(
+            "SELECT t.id, t.subject, t.relation, t.object, c.video_id, c.t_start, c.t_end FROM episodic_triplets t "
+            "JOIN episodic_captions c ON c.id = t.caption_id "
+            "WHERE c.scale = (SELECT MIN(scale) FROM episodic_captions) ORDER BY c.t_start, c.video_id, t.id"
+        )
+        segments: dict[tuple[str, int], _Segment] = {}
+        for r in rows:
+            scope = "" if corpus else r["video_id"]
+            fact = _Fact(r["id"], Triplet(subject=r["subject"], relation=r["relation"], object=r["object"]), scope,
+                         r["video_id"], r["t_start"], r["t_end"])
+            idx = math.floor((fact.t_start + fact.t_end) / 2 / seconds)
+            segments.setdefault((scope, idx), _Segment(scope, idx, [])).facts.append(fact)
+        return sorted(segments.values(), key=lambda s: (s.t_start, s.scope, s.idx))
+
+    def _recall_index(self) -> VectorIndex:
+        embedder = self.models.text_embedder
+        rows = (
+            "SELECT t.id, t.subject || ' ' || t.relation || ' ' || t.object AS text FROM episodic_triplets t "
+            "JOIN episodic_captions c ON c.id = t.caption_id WHERE c.scale = (SELECT MIN(scale) FROM episodic_captions)"
+        )
+        return VectorIndex(
+            self.store,
+            RECALL_INDEX,
+            lambda: ((r["id"], r["text"]) for r in self.store.query(rows)),
+            embedder,
+            embedder_identity(self.models.cfg.text_embedder, embedder.dim),
+        )
+
+    def _facts_for(self, segment: _Segment, history: _History, recall: VectorIndex) -> tuple[list[EpisodicFact], list[_Fact]]:
+        """The segment's facts (segment 0), then the closest facts of earlier segments of its
+        timeline (1 = the latest earlier segment)."""
+        allowed = history.before(segment)
+        chosen: dict[int, int] = {}
+        if len(allowed):
+            for text in dict.fromkeys(_text(f.triplet) for f in segment.facts):
+                for fact_id, score in recall.search(text, RECALL_K, allowed):
+                    if score >= RECALL_SIMILARITY:
+                        chosen.setdefault(fact_id, history.distance(segment, fact_id))
+        time = TimeText(self.store)
+        facts = [EpisodicFact(f.triplet, 0, time.span(segment.t_start, segment.t_end)) for f in segment.facts]
+        rows = list(segment.facts)
+        for fact_id, distance in sorted(chosen.items(), key=lambda item: (item[1], item[0])):
+            earlier, fact = history.owner[fact_id]
+            facts.append(EpisodicFact(fact.triplet, distance, time.span(earlier.t_start, earlier.t_end)))
+            rows.append(fact)
+        return facts, rows
+
+    def _add_segment(self, segment: _Segment, history: _History, recall: VectorIndex, cfg: PipelineConfig) -> None:
+        """Induce, consolidate and write one segment (one transaction)."""
+        language = self.models.language
+        facts, rows = self._facts_for(segment, history, recall)
+        induced = language.induce_semantic(facts, cfg.min_support_segments)
+        known = self._valid(segment.scope, cfg.semantic_segment_seconds)
+        items = [self._new(t, facts, known, cfg.semantic_merge_threshold) for t in induced]
+        asked = [n for n, item in enumerate(items) if item.known]
+        outs = language.consolidate([items[n] for n in asked]) if asked else []
+        if len(outs) != len(asked):
+            raise RuntimeError(f"consolidate returned {len(outs)} decisions for {len(asked)} triplets")
+        decided = dict(zip(asked, outs))
+        with self.store.transaction() as tx:
+            for n, triplet in enumerate(induced):
+                evidence = [rows[i].id for i in triplet.evidence]
+                now = max(rows[i].t_end for i in triplet.evidence if facts[i].segment == 0)
+                out = decided.get(n)
+                final = out.triplet if out is not None else Triplet(**triplet.model_dump(exclude={"evidence"}))
+                if out is not None and out.same_as is not None:
+                    row_id = out.same_as
+                    tx.execute(
+                        "UPDATE semantic_triplets SET subject = ?, relation = ?, object = ? WHERE id = ?",
+                        (final.subject, final.relation, final.object, row_id),
+                    )
+                else:
+                    row_id = tx.execute(
+                        "INSERT INTO semantic_triplets (scope, subject, relation, object, valid_from) VALUES (?, ?, ?, ?, ?)",
+                        (segment.scope, final.subject, final.relation, final.object, now),
+                    ).lastrowid
+                tx.executemany(
+                    "INSERT OR IGNORE INTO semantic_evidence (triplet_id, episodic_triplet_id) VALUES (?, ?)",
+                    [(row_id, e) for e in evidence],
+                )
+                if out is not None and out.retire:
+                    tx.executemany(
+                        "UPDATE semantic_triplets SET retired_at = ? WHERE id = ? AND retired_at IS NULL",
+                        [(now, i) for i in out.retire],
+                    )
+            tx.execute(
+                "INSERT OR REPLACE INTO semantic_segments (scope, idx, t_start, t_end, inputs_hash) VALUES (?, ?, ?, ?, ?)",
+                (segment.scope, segment.idx, segment.t_start, segment.t_end, segment.digest),
+            )
+
+    def _valid(self, scope: str, seconds: float) -> list[sqlite3.Row]:
+        """The valid triplets of a timeline with the number of segments supporting each."""
+        return self.store.query(
+            "SELECT s.id, s.subject, s.relation, s.object, "
+            "(SELECT COUNT(DISTINCT CAST((c.t_start + c.t_end) / 2 / ? AS INTEGER)) FROM semantic_evidence e "
+            " JOIN episodic_triplets t ON t.id = e.episodic_triplet_id JOIN episodic_captions c ON c.id = t.caption_id "
+            " WHERE e.triplet_id = s.id) AS support "
+            "FROM semantic_triplets s WHERE s.scope = ? AND s.retired_at IS NULL ORDER BY s.id",
+            (seconds, scope),
+        )
+
+    def _new(self, triplet: SemanticTriplet, facts: list[EpisodicFact], known: list[sqlite3.Row], threshold: float) -> NewTriplet:
+        """The new triplet with the valid triplets of its timeline at least `threshold` similar."""
+        plain = Triplet(**triplet.model_dump(exclude={"evidence"}))
+        support = len({facts[i].segment for i in triplet.evidence})
+        if not known:
+            return NewTriplet(plain, support, [])
+        rows = [Triplet(subject=r["subject"], relation=r["relation"], object=r["object"]) for r in known]
+        vectors = self._vectors([_text(plain), *(_text(t) for t in rows)])
+        similarity = vectors[1:] @ vectors[0]
+        order = [i for i in np.argsort(-similarity, kind="stable")[:KNOWN_K] if similarity[i] >= threshold]
+        return NewTriplet(
+            plain,
+            support,
+            [KnownTriplet(known[i]["id"], rows[i], known[i]["support"], float(similarity[i])) for i in order],
+        )
+
+    # ------------------------------------------------------------ graph
+
+    def graph_file(self) -> SavedGraph:
+        if self._saved is None:
+            embedder = self.models.text_embedder
+            self._saved = SavedGraph(
+                self.store.index_dir / STAGE,
+                self._passages,
+                embedder,
+                {"embedder": embedder_identity(self.models.cfg.text_embedder, embedder.dim)},
+                SYNONYM_THRESHOLD,
+            )
+        return self._saved
+
+    def _passages(self) -> list[Passage]:
+        """Every triplet ever written, retired ones too: what a query may see is masked."""
+        return [
+            Passage(r["id"], " ".join(r[1:]), [r["subject"], r["object"]], [(r["subject"], r["relation"], r["object"])])
+            for r in self.store.query("SELECT id, subject, relation, object FROM semantic_triplets ORDER BY id")
+        ]
+
+    # ------------------------------------------------------------ retrieve
+
+    def stats(self) -> dict[str, int]:
+        """Triplets valid now and retired, entities of the valid ones, graph as last saved."""
+        rows = self.store.query("SELECT subject, object, retired_at FROM semantic_triplets")
+        valid = [r for r in rows if r["retired_at"] is None]
+        nodes, edges = saved_sizes(self.store.index_dir / STAGE)
+        return {
+            "triplets valid": len(valid),
+            "triplets retired": len(rows) - len(valid),
+            "entities": len({entity_key(name) for r in valid for name in (r["subject"], r["object"])}),
+            "graph nodes": nodes,
+            "graph edges": edges,
+        }
+
+    def retrieve(
+        self, query: str, top_k: int, until: float | None = None, video_id: str | None = None
+    ) -> list[Evidence]:
+        """The `top_k` triplets valid at `until` by edge score PPR(subject) + PPR(object)."""
+        support = self._support(until, video_id)
+        if not support:
+            return []
+        graph = self.graph_file().graph
+        visible = np.isin(graph.passage_ids, np.array(sorted(support), dtype=np.int64))
+        if not visible.any():
+            return []
+        vector = np.asarray(self.models.text_embedder.embed([query])[0], dtype=np.float64)
+        scored = self._edge_scores(graph, vector, visible)
+        order = sorted(scored, key=lambda p: (-scored[p], p))[:top_k]
+        rows = {
+            r["id"]: r
+            for r in self.store.query(
+                f"SELECT id, subject, relation, object, valid_from FROM semantic_triplets WHERE id IN "
+                f"({','.join('?' * len(order))})",
+                tuple(int(graph.passage_ids[p]) for p in order),
+            )
+        }
+        time = TimeText(self.store)
+        out = []
+        for p in order:
+            row = rows.get(int(graph.passage_ids[p]))
+            if row is None:
+                continue  # rewritten since the graph was loaded
+            spans = support[row["id"]]
+            shown = ", ".join(time.span(s, e) for _, s, e in spans[:SHOWN_SUPPORT])
+            more = f" and {len(spans) - SHOWN_SUPPORT} more" if len(spans) > SHOWN_SUPPORT else ""
+            text = (
+                f"{row['subject']} {row['relation']} {row['object']}. Known since {time(row['valid_from'])}; "
+                f"seen at {shown}{more}."
+            )
+            out.append(Evidence(spans[0][1], spans[-1][2], text, SOURCE, float(scored[p]), spans[0][0]))
+        return out
+
+    def _support(self, until: float | None, video_id: str | None) -> dict[int, list[tuple[str, float, float]]]:
+        """Triplet id → (video, start, end) of each caption behind it that the question may see,
+        in time order, for the triplets valid at `until` (None: valid now)."""
+        terms, params = [], []
+        if until is None:
+            terms.append("s.retired_at IS NULL")
+        else:
+            terms += ["s.valid_from <= ?", "(s.retired_at IS NULL OR s.retired_at > ?)", "c.t_end <= ?"]
+            params += [until + UNTIL_SLACK, until + UNTIL_SLACK, until + UNTIL_SLACK]
+        if video_id is not None:
+            terms.append("c.video_id = ? AND c.n_videos = 1")
+            params.append(video_id)
+        rows = self.store.query(
+            "SELECT DISTINCT s.id, c.video_id, c.t_start, c.t_end FROM semantic_triplets s "
+            "JOIN semantic_evidence e ON e.triplet_id = s.id JOIN episodic_triplets t ON t.id = e.episodic_triplet_id "
+            f"JOIN episodic_captions c ON c.id = t.caption_id WHERE {' AND '.join(terms)} ORDER BY s.id, c.t_start",
+            tuple(params),
+        )
+        out: dict[int, list[tuple[str, float, float]]] = {}
+        for r in rows:
+            out.setdefault(r["id"], []).append((r["video_id"], r["t_start"], r["t_end"]))
+        return out
+
+    def _edge_scores(self, graph: PassageGraph, query: np.ndarray, visible: np.ndarray) -> dict[int, float]:
+        """Passage (triplet) index → PPR(subject) + PPR(object), over the visible triplets."""
+        n_entities = len(graph.entities)
+        facts = graph.fact_passages.tocsc()
+        ends: dict[int, tuple[int, int]] = {}
+        for p in np.flatnonzero(visible):
+            found = facts.indices[facts.indptr[p] : facts.indptr[p + 1]]
+            if len(found):
+                subject, obj = graph.fact_ends[found[0]]
+                ends[int(p)] = (int(subject), int(obj))
+        if not ends:
+            return {}
+        candidates = np.array(sorted(ends))
+        similarity = graph.passage_vectors[candidates] @ query
+        best = np.argsort(-similarity, kind="stable")[: self.settings.linking_top_k]
+        reset = np.zeros(graph.n_nodes)
+        for p, score in zip(candidates[best], similarity[best]):
+            for e in set(ends[int(p)]):
+                reset[e] += max(float(score), 1e-6)
+        scores = graph.walk(visible).scores(reset, self.settings.damping)[:n_entities]
+        return {p: float(scores[s] + scores[o]) for p, (s, o) in ends.items()}
+
+
+def reset(store: Store, video_ids: Sequence[str]) -> None:
+    """Forget the semantic memory of these videos' timelines (all of it on a corpus timeline,
+    where consolidation ran across files), so the next build consolidates them from the start."""
+    scopes = [*video_ids, ""]
+    marks = ",".join("?" * len(scopes))
+    with store.transaction() as tx:
+        tx.execute(f"DELETE FROM semantic_triplets WHERE scope IN ({marks})", scopes)
+        tx.execute(f"DELETE FROM semantic_segments WHERE scope IN ({marks})", scopes)
+

@@ -1,0 +1,197 @@
+"""Semantic memory: induction across segments, consolidation with validity intervals, resumable
+incremental builds, and PPR retrieval as the knowledge stood at a query time.
+
+Stores are built from hand-written episodic rows (finest-scale captions and their triplets), so
+no video is decoded; the offline language model and MiniLM do the induction and consolidation.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+from memory_stores import offline_models
+
+from videomem.config import PipelineConfig, SemanticSettings
+from videomem.errors import MalformedOutputError
+from videomem.memory import semantic
+from videomem.memory.registry import open_memory
+from videomem.memory.semantic import SemanticMemory
+from videomem.store import Store
+from videomem.timeline import DAY
+
+MORNING = 8 * 3600.0
+PIPELINE = PipelineConfig(semantic_segment_seconds=300.0, min_support_segments=2)
+
+
+def _store(root: Path, days: dict[int, list[tuple[str, str, str]]]) -> Store:
+    """An EgoLife-timeline store whose footage on each day is one 10-s caption at 08:00 stating
+    the given triplets (days from 1)."""
+    store = Store(root, create=True)
+    with store.transaction() as tx:
+        tx.execute(
+            "INSERT INTO videos (id, path, t_offset, duration, fps, n_frames, width, height, rotation, probe_json)"
+            " VALUES ('week', 'week.mp4', 1, ?, 25, 1, 320, 180, 0, '{}')",
+            (7 * DAY,),
+        )
+    _add_days(store, days)
+    return store
+
+
+def _add_days(store: Store, days: dict[int, list[tuple[str, str, str]]]) -> None:
+    with store.transaction() as tx:
+        for day, facts in days.items():
+            t0 = (day - 1) * DAY + MORNING
+            caption = tx.execute(
+                "INSERT INTO episodic_captions (scale, scope, idx, video_id, n_videos, t_start, t_end, text, inputs_hash)"
+                " VALUES (10, '', ?, 'week', 1, ?, ?, ?, ?)",
+                (int(t0 // 10), t0, t0 + 10, "; ".join(" ".join(f) for f in facts), f"day{day}"),
+            ).lastrowid
+            tx.executemany(
+                "INSERT INTO episodic_triplets (caption_id, subject, relation, object) VALUES (?, ?, ?, ?)",
+                [(caption, *f) for f in facts],
+            )
+
+
+def _memory(store: Store) -> SemanticMemory:
+    return SemanticMemory(store, offline_models(), SemanticSettings(top_k=10))
+
+
+def _said(evidence) -> list[str]:
+    return [e.text.split(".")[0] for e in evidence]
+
+
+def test_habit_on_three_days_is_one_triplet_with_evidence_from_all_three(tmp_path: Path) -> None:
+    store = _store(
+        tmp_path,
+        {
+            1: [("I", "drink", "tea"), ("I", "open", "front door")],
+            2: [("I", "drink", "tea"), ("Alice", "read", "newspaper")],
+            3: [("I", "drink", "tea"), ("Bob", "fix", "bicycle")],
+        },
+    )
+    memory = _memory(store)
+    result = memory.build(PIPELINE)
+    assert (result.done, result.skipped, result.failures) == (3, 0, [])
+
+    rows = store.query("SELECT * FROM semantic_triplets")
+    assert [(r["subject"], r["relation"], r["object"]) for r in rows] == [("I", "drink", "tea")]
+    evidence_days = store.query(
+        "SELECT c.t_start FROM semantic_evidence e JOIN episodic_triplets t ON t.id = e.episodic_triplet_id "
+        "JOIN episodic_captions c ON c.id = t.caption_id ORDER BY c.t_start"
+    )
+    assert [int(r[0] // DAY) + 1 for r in evidence_days] == [1, 2, 3]
+    # Established when it recurred (day 2), not before.
+    assert rows[0]["valid_from"] == pytest.approx(DAY + MORNING + 10)
+
+    found = memory.retrieve("what do I drink in the morning", 5)
+    assert _said(found) == ["I drink tea"]
+    assert (found[0].t_start, found[0].t_end) == (MORNING, 2 * DAY + MORNING + 10)
+    assert found[0].text.count("DAY") >= 3, "each supporting time range is shown"
+    assert memory.retrieve("tea", 5, until=DAY + 9 * 3600) != []
+    assert memory.retrieve("tea", 5, until=MORNING + 3600) == [], "one morning is no habit yet"
+    day_two = memory.retrieve("tea", 5, until=DAY + 9 * 3600)
+    assert day_two[0].t_end == DAY + MORNING + 10, "support recorded after the query time is not shown"
+    assert memory.stats()["triplets valid"] == 1 and memory.stats()["entities"] == 2
+
+    # Resumable and incremental: nothing to do again; a new day adds only its own segment.
+    assert (memory.build(PIPELINE).done, memory.build(PIPELINE).skipped) == (0, 3)
+    _add_days(store, {4: [("I", "drink", "tea")]})
+    assert memory.build(PIPELINE).done == 1
+    assert store.query("SELECT COUNT(*) FROM semantic_triplets")[0][0] == 1
+    assert store.query("SELECT COUNT(*) FROM semantic_evidence")[0][0] == 4
+
+    # --force: forgotten, then rebuilt to the same knowledge.
+    semantic.reset(store, ["week"])
+    assert store.query("SELECT COUNT(*) FROM semantic_triplets")[0][0] == 0
+    assert memory.build(PIPELINE).done == 4
+    assert store.query("SELECT subject, relation, object FROM semantic_triplets")[0][:] == ("I", "drink", "tea")
+
+
+def test_contradicted_preference_is_retired_yet_seen_before_the_change(tmp_path: Path, run_cli) -> None:
+    store = _store(
+        tmp_path,
+        {
+            1: [("I", "like", "green tea")],
+            2: [("I", "like", "green tea"), ("I", "like", "cake")],
+            3: [("I", "dislike", "green tea"), ("I", "like", "cake")],
+            4: [("I", "dislike", "green tea")],
+        },
+    )
+    memory = open_memory("semantic", store, offline_models())
+    SemanticMemory(store, offline_models()).build(PIPELINE)
+    rows = {(r["relation"], r["object"]): r for r in store.query("SELECT * FROM semantic_triplets")}
+    assert set(rows) == {("like", "green tea"), ("like", "cake"), ("dislike", "green tea")}
+    liked, disliked = rows[("like", "green tea")], rows[("dislike", "green tea")]
+    assert liked["retired_at"] == disliked["valid_from"] == pytest.approx(3 * DAY + MORNING + 10)
+    assert rows[("like", "cake")]["retired_at"] is None, "a different, compatible preference stands"
+
+    assert set(_said(memory.retrieve("green tea", 10))) == {"I dislike green tea", "I like cake"}
+    assert set(_said(memory.retrieve("green tea", 10, until=2 * DAY + 12 * 3600))) == {"I like green tea", "I like cake"}
+    assert memory.stats()["triplets retired"] == 1
+
+    found = run_cli("search", "green tea", "--store", store.root, "--memory", "semantic", "--json", "--until", "DAY3 12:00:00")
+    assert found.code == 0, found.output
+    assert {e["text"].split(".")[0] for e in json.loads(found.stdout)} == {"I like green tea", "I like cake"}
+    info = run_cli("info", "--store", store.root)
+    assert "memory semantic: triplets valid 2, triplets retired 1, entities 3" in info.stdout
+
+
+def test_retrieval_ranks_by_edge_ppr_and_masks_other_videos(tmp_path: Path) -> None:
+    store = _store(
+        tmp_path,
+        {
+            1: [("Alice", "is friend of", "Bob"), ("I", "water", "plants"), ("Bob", "play", "guitar")],
+            2: [("Alice", "is friend of", "Bob"), ("I", "water", "plants"), ("Bob", "play", "guitar")],
+        },
+    )
+    memory = _memory(store)
+    memory.build(PIPELINE)
+    found = memory.retrieve("Who is Bob's friend?", 3)
+    assert _said(found)[0] == "Alice is friend of Bob"
+    assert "Bob play guitar" in _said(found)[:2], "the query's entity lifts its other edges above unrelated ones"
+    assert memory.retrieve("Bob", 3, video_id="week") != []
+    assert memory.retrieve("Bob", 3, video_id="other") == []
+    assert memory.graph_file().ensure() == "cached"
+    assert SemanticMemory(store, offline_models()).graph_file().ensure() == "cached", "one graph per process"
+
+
+class _FailingOnce:
+    """The offline language, but `induce_semantic` fails once, at its `at`-th call."""
+
+    def __init__(self, real, at: int) -> None:
+        self.real, self.at, self.calls = real, at, 0
+
+    def induce_semantic(self, facts, min_segments):
+        self.calls += 1
+        if self.calls == self.at:
+            raise MalformedOutputError("induce_semantic: unusable output")
+        return self.real.induce_semantic(facts, min_segments)
+
+    def __getattr__(self, name: str):
+        return getattr(self.real, name)
+
+
+def test_a_failed_segment_stops_the_run_and_the_rerun_ends_as_a_clean_run(tmp_path: Path) -> None:
+    days = {d: [("I", "drink", "tea"), ("I", "like", "green tea" if d < 3 else "cake")] for d in range(1, 5)}
+
+    def contents(store: Store) -> list[tuple]:
+        return [tuple(r) for r in store.query(
+            "SELECT s.subject, s.relation, s.object, s.valid_from, s.retired_at, COUNT(e.episodic_triplet_id) "
+            "FROM semantic_triplets s JOIN semantic_evidence e ON e.triplet_id = s.id GROUP BY s.id ORDER BY s.valid_from, s.object"
+        )]
+
+    clean = _store(tmp_path / "clean", days)
+    assert SemanticMemory(clean, offline_models()).build(PIPELINE).done == 4
+
+    store = _store(tmp_path / "failed", days)
+    real = offline_models()
+    flaky = SimpleNamespace(cfg=real.cfg, text_embedder=real.text_embedder, language=_FailingOnce(real.language, at=3))
+    result = SemanticMemory(store, flaky).build(PIPELINE)
+    assert result.done == 2 and "2 segments left; re-run ingest to resume" in result.failures[0][1]
+    assert store.query("SELECT COUNT(*) FROM semantic_segments")[0][0] == 2, "the failed segment left no rows"
+    resumed = SemanticMemory(store, offline_models()).build(PIPELINE)
+    assert (resumed.done, resumed.skipped, resumed.failures) == (2, 2, [])
+    assert contents(store) == contents(clean) != []

@@ -1,0 +1,177 @@
+"""WorldMM's retrieval and response agents: the round loop with a scripted language model
+(history format, malformed decisions re-asked, the round limit), the prompted decision task,
+and the offline planner's choice of memory by the kind of question."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+from memory_stores import captioned_store, offline_models
+from test_prompted import ScriptedEngine, role
+
+from videomem.agent.react import Agent
+from videomem.config import AgentConfig
+from videomem.errors import MalformedOutputError
+from videomem.evidence import Evidence
+from videomem.models.base import AnswerOut, RetrievalDecision, RetrievalState, RoundRecord, Usage
+from videomem.models.offline.planner import choose_memory
+from videomem.models.prompted import PromptedLanguage, rounds_block
+from videomem.store import Store
+
+TEXTS = ["RED BALLOON", "TRAIN TO PARIS", "BLUE BICYCLE"]
+WORLDMM = AgentConfig(name="worldmm", kind="worldmm", tools=("memory.events", "memory.objects"), max_steps=3,
+                      call_retries=1)
+
+
+def _search(memory: str, query: str) -> RetrievalDecision:
+    return RetrievalDecision(decision="search", memory=memory, query=query, reason=f"look in {memory}")
+
+
+ANSWER = RetrievalDecision(decision="answer", reason="enough")
+
+
+class ScriptedRounds:
+    """LanguageTasks double: decisions from a script (or a search forever); records what it saw."""
+
+    def __init__(self, decisions: list[RetrievalDecision | Exception], meter) -> None:
+        self.decisions = list(decisions)
+        self.meter = meter
+        self.states: list[RetrievalState] = []
+        self.responded: list[list[RoundRecord]] = []
+
+    def decide_retrieval(self, state: RetrievalState) -> RetrievalDecision:
+        self.meter.add("llm", Usage(10, 5, 0.0, 1))
+        self.states.append(RetrievalState(**{**state.__dict__, "history": list(state.history)}))
+        decision = self.decisions.pop(0) if self.decisions else _search("events", "train")
+        if isinstance(decision, Exception):
+            raise decision
+        return decision
+
+    def respond(self, question: str, choices: list[str] | None, rounds: Sequence[RoundRecord]) -> AnswerOut:
+        self.meter.add("llm", Usage(10, 5, 0.0, 1))
+        self.responded.append(list(rounds))
+        return AnswerOut(answer="the train", choice="B" if choices else None)
+
+
+class _Models:
+    def __init__(self, decisions: list[RetrievalDecision | Exception]) -> None:
+        real = offline_models()
+        self.cfg, self.meter, self.text_embedder = real.cfg, real.meter, real.text_embedder
+        self.language = ScriptedRounds(decisions, real.meter)
+
+
+@pytest.fixture
+def events_store(tmp_path: Path) -> Store:
+    return captioned_store(tmp_path, TEXTS)
+
+
+def test_rounds_feed_the_next_decision_and_the_response(events_store: Store) -> None:
+    models = _Models([_search("events", "train"), _search("objects", "balloon"), ANSWER])
+    answer = Agent(events_store, models, WORLDMM).ask("Where does the train go?", ["Rome", "Paris"])
+    language = models.language
+
+    assert answer.choice == "B" and answer.text == "B. Paris"
+    second = language.states[1]
+    assert second.round == 2 and second.max_rounds == 3 and set(second.memories) == {"events", "objects"}
+    assert "short clip" in second.memories["events"], "each memory is described to the agent"
+    first = second.history[0]
+    assert (first.decision, first.memory, first.query) == ("search", "events", "train")
+    assert "TRAIN TO PARIS" in first.retrieved and first.evidence[0].t_start == 10.0
+    rendered = rounds_block(second.history)
+    assert rendered.startswith("### Round 1\nDecision: search\nMemory: events\nSearch Query: train\nRetrieved: From events")
+
+    assert [len(r) for r in language.responded] == [2]
+    assert [step.get("memory") for step in answer.trace] == ["events", "objects", None, None]
+    assert [step["tool"] for step in answer.trace] == ["memory.events", "memory.objects", "finish", "answer"]
+    assert answer.trace[0]["thought"] == "look in events"
+    assert any("TRAIN TO PARIS" in e.text for e in answer.evidence)
+    assert answer.tokens == 4 * 15 and sum(step["tokens"] for step in answer.trace) == answer.tokens
+
+
+def test_malformed_decisions_are_shown_back_then_forced_to_answer(events_store: Store) -> None:
+    unusable = MalformedOutputError("decide_retrieval: unusable output")
+    models = _Models([_search("visual", "red"), _search("events", "balloon"), _search("semantic", "x"), unusable, ANSWER])
+    answer = Agent(events_store, models, WORLDMM).ask("What colour is the balloon?")
+    language = models.language
+
+    retry = language.states[1]
+    assert retry.round == 1, "a malformed decision is re-asked in the same round"
+    assert retry.history[0].error and "unknown tool 'memory.visual'" in retry.history[0].retrieved
+    assert rounds_block(retry.history).startswith("### Round 1\nDecision: search\nMemory: visual\nSearch Query: red")
+    assert [step.get("error", False) for step in answer.trace] == [True, False, True, True, False, False]
+    assert answer.trace[-2]["forced"] and "2 malformed decisions in a row" in answer.trace[-2]["observation"]
+    assert [r.memory for r in language.responded[0]] == ["events"], "errors never reach the response agent"
+
+
+def test_round_limit(events_store: Store) -> None:
+    models = _Models([])
+    answer = Agent(events_store, models, WORLDMM).ask("Where does the train go?")
+    assert len(models.language.states) == WORLDMM.max_steps
+    assert [step["tool"] for step in answer.trace] == ["memory.events"] * 3 + ["finish", "answer"]
+    assert answer.trace[-2]["forced"] and len(models.language.responded[0]) == 3
+
+
+def test_worldmm_needs_a_memory_to_choose() -> None:
+    with pytest.raises(ValueError, match="at least one memory"):
+        AgentConfig(kind="worldmm", tools=("video.retrieval",))
+
+
+def test_prompted_decision_is_validated_and_rendered() -> None:
+    engine = ScriptedEngine([
+        '{"decision": "search", "memory": "visual", "query": "red"}',
+        '{"decision": "search", "memory": "semantic", "query": " "}',
+        '{"decision": "search", "memory": "semantic", "query": "tea", "reason": "a habit"}',
+        '{"answer": "tea", "choice": "A"}',
+    ])
+    language = PromptedLanguage(engine, role())
+    history = [RoundRecord("search", "episodic", "breakfast", "00:10:00-00:10:10 I drink tea.",
+                           [Evidence(600.0, 610.0, "I drink tea.", "episodic", 1.0, "v")])]
+    state = RetrievalState("What do I usually drink?", ["tea", "milk"], {"episodic": "events", "semantic": "habits"},
+                           history, 2, 5, until=3600.0)
+    decision = language.decide_retrieval(state)
+    assert (decision.memory, decision.query, decision.reason) == ("semantic", "tea", "a habit")
+    prompt = engine.batches[0][0].prompt
+    assert "### Round 1\nDecision: search\nMemory: episodic\nSearch Query: breakfast\nRetrieved: 00:10:00" in prompt
+    assert "- semantic: habits" in prompt and "round 2 of at most 5" in prompt and "01:00:00" in prompt
+    assert "unknown memory 'visual'; choose one of episodic, semantic" in engine.batches[1][0].prompt
+    assert "non-empty 'query'" in engine.batches[2][0].prompt
+    assert language.respond("What do I usually drink?", ["tea", "milk"], history).choice == "A"
+    assert "Search Query: breakfast" in engine.batches[3][0].prompt and "A. tea" in engine.batches[3][0].prompt
+
+
+def _state(question: str, memories: Sequence[str], history: list[RoundRecord] | None = None) -> RetrievalState:
+    return RetrievalState(question, ["A thing", "Another"], {m: m for m in memories}, history or [], 1, 5)
+
+
+@pytest.mark.parametrize(
+    ("question", "memory", "cue"),
+    [
+        ("What do I usually eat for breakfast?", "semantic", "usually"),
+        ("Which drink does Alice prefer?", "semantic", "prefer"),
+        ("What colour was the mug on the desk?", "visual", "colour"),
+        ("What was Bob wearing at the market?", "visual", "wear"),
+        ("When did I last open the fridge?", "episodic", "last"),
+        ("What happened after lunch?", "episodic", "after"),
+    ],
+)
+def test_offline_planner_picks_the_memory_by_question_kind(question: str, memory: str, cue: str) -> None:
+    decision = choose_memory(_state(question, ["episodic", "semantic", "visual"]))
+    assert (decision.decision, decision.memory) == ("search", memory)
+    assert f"'{cue}'" in decision.reason
+    assert ("Another" in decision.query) == (memory != "visual"), "options stay out of a visual query"
+
+
+def test_offline_planner_then_searches_the_rest_once_and_answers() -> None:
+    memories = ["episodic", "semantic", "visual"]
+    history: list[RoundRecord] = []
+    chosen = []
+    for _ in range(5):
+        decision = choose_memory(_state("What do I usually drink?", memories, history))
+        if decision.decision == "answer":
+            break
+        chosen.append(decision.memory)
+        history.append(RoundRecord("search", decision.memory, decision.query, ""))
+    assert chosen == ["semantic", "episodic", "visual"]
+    assert choose_memory(_state("Who is there?", ["semantic", "objects"])).memory == "semantic", "no kind: first enabled"
