@@ -20,6 +20,7 @@ from conftest import make_video
 from videomem.config import RoleConfig, load_models, load_pipeline
 from videomem.errors import ConfigError, TranscriptError
 from videomem.eval.harness import run_eval
+from videomem.memory.registry import open_memory
 from videomem.models.base import Generation, LMRequest, Usage
 from videomem.models.prompted import PromptedLanguage
 from videomem.models.registry import ModelSet
@@ -113,7 +114,8 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
     make_video(root / "videos" / "DAY1" / "DAY1_A1_JAKE_11593000.mp4", seconds=30, size=(64, 48), fps=2, gop=4)
     make_video(root / "videos" / "DAY1" / "DAY1_A1_JAKE_12000000.mp4", seconds=20, size=(64, 48), fps=2, gop=4)
     (root / "pipeline.yaml").write_text(
-        "name: egolifecap-test\nclip_seconds: 10\nframes_per_clip: 1\nstages: [sample, caption, objects]\n"
+        "name: egolifecap-test\nclip_seconds: 10\nframes_per_clip: 1\nstages: [sample, caption, objects, episodic, semantic]\n"
+        "episodic_scales: [10, 30]\n"
         "imported_caption_language: English\n"
     )
     _tree(root / "EgoLifeCap" / "DenseCaption" / "A1_JAKE", CAPTIONS)
@@ -190,6 +192,12 @@ def test_egolifecap_builds_memory_with_no_vision_call_and_answers(corpus, tmp_pa
     (row,) = [json.loads(line) for line in (tmp_path / "run" / "results.jsonl").read_text().splitlines()]
     assert row["correct"] and result.summary.correct == 1
     assert row["tiou"] > 0  # the evidence covers the captioned range
+    with Store(store_dir, read_only=True) as db:  # episodic memory, built from the imported captions
+        found = open_memory("episodic", db, ModelSet(load_models())).retrieve(
+            "Who put the screwdriver in the toolbox?", 3, until=H12 + 10 * 60
+        )
+    assert found and "screwdriver in the red toolbox" in found[0].text
+    assert found[0].t_start <= start + 10 and found[0].t_end >= start + 20
 
     # Nothing is imported twice; --force forgets and imports again, still with no vision call.
     again = _ingest(corpus, store_dir, ModelSet(load_models()))
