@@ -831,7 +831,7 @@ def _speech_questions(rng: random.Random, spoken: list[_Said], fmt: SynthFormat)
     for said in spoken:
         line, f = said.line, said.facts
         if line.kind == "item":
-            text, correct = f"Where did someone say my {f['item'].lower()} is?", _sentence(f["spot"])
+            text, correct = f"Where did someone last say my {f['item'].lower()} is?", _sentence(f["spot"])
             strong = [_sentence(o.facts["spot"]) for o in sorted(of("item"), key=lambda o: -o.line.t_start)]
             pool, keywords = [_sentence(x) for x in SPOKEN_SPOTS], f["item"].lower()
         elif line.kind == "name":
@@ -893,7 +893,7 @@ _REWORDINGS: tuple[tuple[str, tuple[str, ...]], ...] = (
     (r"Who did I (?P<x>[\w ]+) with\?", ("With whom did I {x}?", "Who joined me to {x}?")),
     (r"What do I usually do first thing in the morning\?", ("What is my habit early in the morning?",)),
     (r"What do I usually do in the evening\?", ("What do I do most evenings?",)),
-    (r"Where did someone say my (?P<x>[\w ]+) is\?", ("Where was I told my {x} is?", "Where did someone tell me my {x} is?")),
+    (r"Where did someone last say my (?P<x>[\w ]+) is\?", ("Where was I most recently told my {x} is?",)),
     (r"What did someone say the (?P<x>[\w ]+) is called\?", ("Which name was mentioned for the {x}?",)),
     (r"What did someone say the (?P<x>[\w ]+) is\?", ("Which {x} was I told?", "What {x} was mentioned?")),
 )
