@@ -58,7 +58,7 @@ def need_audio(corpus: SynthCorpus) -> list[tuple[Question, SpokenLine]]:
     out = []
     for q in corpus.questions:
         if q.id in heard:
-            (t, _), = q.targets
+            ((t, _),) = q.targets
             out.append((q, next(line for line in corpus.speech if line.t_start <= t <= line.t_end)))
     return out
 
@@ -87,7 +87,8 @@ def heard_store(speech_synth: SynthCorpus, tmp_path_factory: pytest.TempPathFact
 
 @pytest.fixture(scope="module")
 def transcribed_store(speech_synth: SynthCorpus, heard_store: Store, tmp_path_factory: pytest.TempPathFactory) -> Store:
-    """The same clips with the scripted speech model, one file at a time (each has its own script)."""
+    """The same clips with the scripted speech model, one file at a time (each has its own script).
+    After `heard_store`, so the copied model sets share the offline models it loaded."""
     store = Store(tmp_path_factory.mktemp("transcribed") / "store", create=True)
     for path in speech_files(speech_synth):
         models = copy.copy(offline_models())  # the offline models already loaded, plus a speech model
@@ -103,7 +104,6 @@ def transcribed_store(speech_synth: SynthCorpus, heard_store: Store, tmp_path_fa
 
 def test_the_track_says_each_line_where_the_script_puts_it(speech_synth: SynthCorpus) -> None:
     assert len(speech_synth.speech) == 6 and {line.kind for line in speech_synth.speech} == {"item", "name", "number"}
-    assert json.loads((speech_synth.root / "speech.json").read_text())[0]["text"] == speech_synth.speech[0].text
     spoken = {line.video_id for line in speech_synth.speech}
     quiet = [path for path in speech_synth.videos if path.stem not in spoken]
     for path in [path for path in speech_synth.videos if path.stem in spoken] + quiet[:: len(quiet) // 3]:

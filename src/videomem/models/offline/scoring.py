@@ -40,10 +40,11 @@ An option's lexical score is its best sentence's support.
 
 **Speech nobody transcribed.** A multiple-choice question that asks what was said (a verb of
 speech among its lemmas: "say", "tell", "mention", "hear", …) gets no option when no evidence
-item names any option and some evidence is speech that was heard but not transcribed (the
-offline profile has no speech model: `SPEECH_ONLY` transcript lines, captions saying
-`SPEECH_ONLY_SENTENCE`); clock times in the evidence do not count as naming a number. The words that would decide are in that speech, so the answer says
-when someone spoke and that the words are unknown, rather than letting the weak prior pick.
+item holds any option's distinguishing words (as whole words) and some evidence is speech that
+was heard but not transcribed (the offline profile has no speech model: `SPEECH_ONLY`
+transcript lines, captions saying `SPEECH_ONLY_SENTENCE`). The words that would decide are in
+that speech, so the answer says when someone spoke and that the words are unknown, rather than
+letting the weak prior pick.
 
 **Free-form answers** are the evidence sentence closest to the question in words and meaning;
 a question that asks for a colour ("what colour/color …") takes it from the sentences that
@@ -263,19 +264,24 @@ class OptionScorer:
         """Whether `text` holds all of the option's distinguishing words other than place words
         (or the whole option, letters and digits only)."""
         option = strip_label(option)
+        return self._distinct(option, options) <= forms(text) or (len(squash(option)) >= 3 and squash(option) in squash(text))
+
+    def _distinct(self, option: str, options: Sequence[str]) -> set[str]:
+        """The option's words that tell it from the others, place words aside unless that is all it has."""
+        option = strip_label(option)
         common = set.intersection(*(set(self._content(strip_label(o))) for o in options)) if len(options) > 1 else set()
         distinct = {w for w in self._content(option) if w not in common}
-        distinct = {w for w in distinct if w not in PLACE_WORDS} or distinct or set(lemmas(option)) - common
-        return distinct <= forms(text) or (len(squash(option)) >= 3 and squash(option) in squash(text))
+        return {w for w in distinct if w not in PLACE_WORDS} or distinct or set(lemmas(option)) - common
 
     def unheard(self, question: str, options: Sequence[str], evidence: Sequence[Evidence]) -> list[Evidence]:
         """The evidence items that hold untranscribed speech, when the question asks what was said
-        and no item names any option outside its clock times (then no option can be told); else []."""
+        and no item holds the distinguishing words of any option (then no option can be told);
+        else []. Words count as whole words only: a name's letters run together across words
+        ('corNer ORAnge') or a number's digits inside a clock time ('08:35:30') name nothing."""
         if not SPEECH_WORDS & set(lemmas(question)):
             return []
-        # Clock times say when, not what: '0835' is not named by "seen at 08:35:30".
-        texts = [_CLOCK.sub(" ", e.text) for e in evidence]
-        if any(self.mentions(option, options, text) for option in options for text in texts):
+        held = [forms(e.text) for e in evidence]
+        if any(self._distinct(option, options) <= found for option in options for found in held):
             return []
         return [e for e in evidence if SPEECH_ONLY_SENTENCE in e.text or SPEECH_ONLY in e.text]
 
