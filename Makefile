@@ -33,7 +33,8 @@ $(CHROMEDRIVER):
 	   (apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq chromium chromium-driver >/dev/null 2>&1)) || true; fi
 
 # Debian's espeak-ng speaks the spoken test track (tests/conftest.py `speech_video`) and the
-# track of benchmarks/asr.py; the speech tests skip with a reason when it cannot be installed.
+# track of benchmarks/asr.py and `videomem synth --speech`; the speech tests skip with a reason
+# when it cannot be installed.
 $(ESPEAK):
 	-@if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
 	  (apt-get install -y -qq espeak-ng >/dev/null 2>&1 || \

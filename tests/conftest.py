@@ -9,7 +9,9 @@ Helpers other test files use:
   and `vtest` (Debian opencv-doc's people walking; skipped with a reason when absent).
 * Session fixtures for generated videos: `short_video` (3 s, shorter than one clip),
   `rotated_video`, `vfr_video`, `long_video` (30 minutes, tiny, for clip counts),
-  `speech_video` (24 s, espeak-ng speaking SPEECH_LINES; skipped with a reason without espeak-ng).
+  `speech_video` (24 s, espeak-ng speaking SPEECH_LINES; skipped with a reason without espeak-ng),
+  `speech_synth` (`videomem synth --days 2 --seed 7 --speech`, the same seed as test_synth's
+  plain corpus; skipped likewise).
 * `tmp_store` — a fresh Store in a temporary directory.
 * `run_cli(*args)` — runs `videomem` in-process through `videomem.cli.main` (so user errors
   take the real one-line path) and returns a `CliResult(code, stdout, stderr)`.
@@ -108,6 +110,16 @@ def speech_video(tmp_path_factory: pytest.TempPathFactory) -> Path:
         "-c:a", "aac", "-t", str(SPEECH_SECONDS), str(path),
     )  # fmt: skip
     return path
+
+
+@pytest.fixture(scope="session")
+def speech_synth(tmp_path_factory: pytest.TempPathFactory):
+    """A 2-day EgoLife-style scripted corpus with a spoken track and its need_audio questions."""
+    from videomem.eval.synth import synth
+
+    if shutil.which("espeak-ng") is None:
+        pytest.skip("espeak-ng is not installed (apt-get install espeak-ng)")
+    return synth(tmp_path_factory.mktemp("speech-synth"), days=2, seed=7, speech=True)
 
 
 @pytest.fixture(scope="session")

@@ -173,6 +173,23 @@ def test_ocr_spacing_and_exact_quotes(language: OfflineLanguage) -> None:
     assert language.answer("What is the safe code?", ["7284", "4827", "8274"], evidence).choice == "B"
 
 
+def test_speech_heard_but_not_transcribed_gets_no_option(language: OfflineLanguage) -> None:
+    heard = ev(3600, "On-screen text reads 'KITCHEN'. The scene is still. Someone speaks; the words were not transcribed.")
+    # Letters or digits of options inside other words name nothing: 'corNer ORAnge', '00:08:35'.
+    seen = Evidence(0, 10, "Object 'red box', first seen 00:08:35. A box in the corner, orange.", "object", 0.4, "v")
+    options = ["Nora", "0835", "Grace", "Iris"]
+    asked = "What did someone say the dentist is called?"
+    out = language.answer(asked, options, [heard, seen])
+    assert out.choice is None and out.answer.startswith("Not known from memory: someone spoke at 01:00:00-01:00:10, ")
+    assert "not transcribed" in out.answer
+    # Not a question about speech, an option the evidence names, or speech transcribed: options are scored.
+    assert language.answer("What is the dentist called?", options, [heard, seen]).choice is not None
+    named = ev(20, "On-screen text reads 'DENTIST: GRACE'.")
+    assert language.answer(asked, options, [heard, seen, named]).answer == "Grace"
+    said = ev(3600, "Someone says: 'The dentist is called Iris.'.")
+    assert language.answer(asked, options, [said, seen]).answer == "Iris"
+
+
 def test_counting_and_time_questions(language: OfflineLanguage) -> None:
     watering = [ev(t, "On-screen text reads 'BOB WATERS THE PLANTS'.", 0.5) for t in (100, 110, 400, 800)]
     evidence = watering + [ev(300, "On-screen text reads 'ALICE OPENS THE DOOR'.", 0.6)]

@@ -6,6 +6,7 @@ import json
 import re
 import subprocess
 import sys
+from dataclasses import asdict
 from pathlib import Path
 
 import av
@@ -174,3 +175,52 @@ def test_paraphrased_questions_same_answers_other_words(single):
         assert reworded.question != plain.question and set(reworded.choices) == set(plain.choices)
         assert reworded.answer_text == plain.answer_text and reworded.targets == plain.targets
         assert reworded.choices != plain.choices  # every option list is reordered
+
+
+def _picture_digest(path: Path) -> tuple[str, bool]:
+    """(digest of the video stream's packets, whether the file has sound)."""
+    digest = hashlib.sha256()
+    with av.open(str(path)) as container:
+        for packet in container.demux(container.streams.video[0]):
+            digest.update(bytes(packet))
+        return digest.hexdigest(), bool(container.streams.audio)
+
+
+def test_speech_adds_sound_and_questions_and_changes_nothing_else(corpus, speech_synth):
+    plain, spoken = corpus, speech_synth
+    assert [p.relative_to(plain.root) for p in plain.videos] == [p.relative_to(spoken.root) for p in spoken.videos]
+    for before, after in zip(plain.videos, spoken.videos):
+        (picture, sound), (same_picture, has_sound) = _picture_digest(before), _picture_digest(after)
+        assert picture == same_picture and not sound and has_sound, after.name
+    assert (spoken.root / "script.json").read_text() == (plain.root / "script.json").read_text()
+    for name in (plain.questions_file, plain.paraphrased_file):
+        records = json.loads(name.read_text())
+        extended = json.loads((spoken.root / name.relative_to(plain.root)).read_text())
+        assert extended[: len(records)] == records and not any(r["need_audio"] for r in records)
+        heard = extended[len(records):]
+        assert len(heard) == len(spoken.speech) and all(r["need_audio"] and r["reason"].startswith("Heard: ") for r in heard)
+    assert json.loads((spoken.root / "speech.json").read_text()) == [asdict(line) for line in spoken.speech]
+    assert not (plain.root / "speech.json").exists()
+
+
+def test_spoken_answers_never_appear_on_screen(speech_synth):
+    on_screen = {word for e in speech_synth.events for word in re.findall(r"[A-Z0-9]+", f"{e.text} {e.location}")}
+    records = {r["ID"]: r for r in json.loads(speech_synth.questions_file.read_text()) if r["need_audio"]}
+    assert {r["type"] for r in records.values()} == {"EntityLog", "RelationMap", "TaskMaster"}
+    for q in (q for q in speech_synth.questions if q.id in records):
+        for option in q.choices:
+            *_, last = option.upper().split()  # the place's noun, the name, the number
+            assert last not in on_screen, (q.question, option)
+        # The right option is what the line spoken at the target time says.
+        ((t, _),) = q.targets
+        (line,) = [line for line in speech_synth.speech if line.t_start <= t <= line.t_end]
+        assert q.answer_text.casefold() in line.text.casefold() and q.until > line.t_end, q.question
+
+
+def test_speech_without_espeak_is_a_one_line_error(tmp_path, monkeypatch, run_cli):
+    monkeypatch.setattr("videomem.eval.speech_track.shutil.which", lambda name: None)
+    result = run_cli("synth", tmp_path / "b", "--days", "2", "--speech")
+    assert result.code == 2 and result.stderr.strip() == (
+        "error: --speech needs espeak-ng, which is not installed (apt-get install espeak-ng)"
+    )
+    assert not (tmp_path / "b").exists()

@@ -286,12 +286,24 @@ def synth(
     fmt: Annotated[
         Optional[str], typer.Option("--format", help="lvbench (one video) or egolife (days of clips). Default: egolife with --days.")
     ] = None,
+    speech: Annotated[
+        bool,
+        typer.Option(
+            "--speech",
+            help="Give every video a sound track (needs Debian espeak-ng) with spoken lines whose content is never on "
+            "screen (where an item is, a name, a number), and a need_audio question about each; speech.json says what "
+            "was said when. Without it the corpus is exactly as before.",
+        ),
+    ] = False,
 ) -> None:
-    """Generate a scripted benchmark: on-screen text events at known times and questions about them."""
+    """Generate a scripted benchmark: on-screen text events at known times and questions about them
+    (--speech: spoken lines too)."""
     from videomem.eval.synth import synth as make
 
-    corpus = make(outdir, minutes=minutes, days=days, seed=seed, fmt=fmt)
+    corpus = make(outdir, minutes=minutes, days=days, seed=seed, fmt=fmt, speech=speech)
     typer.echo(f"{len(corpus.videos)} video(s), {len(corpus.events)} events, {len(corpus.questions)} questions")
+    if corpus.speech:
+        typer.echo(f"spoken lines: {len(corpus.speech)}, one need_audio question each ({corpus.root / 'speech.json'})")
     typer.echo(f"questions: {corpus.questions_file}")
     typer.echo(f"the same questions reworded (a control): {corpus.paraphrased_file}")
     typer.echo(

@@ -22,6 +22,15 @@ Two outputs:
 * `egolife`: a corpus of 30-s clips `videos/DAYn/DAYn_A1_JAKE_HHMMSSFF.mp4` across days and
   `EgoLifeQA_A1_JAKE.json`.
 All also write `script.json`, the ground-truth list of events.
+
+`--speech` adds a sound track to every video (`speech_track.py`: Debian espeak-ng, several
+voices) with lines whose content never appears on screen, as text or as a drawn thing: where
+an item was left, what someone is called, a code or number. They are spoken inside clips (in
+idle footage and during events alike), each within one clip, and the question file gets a
+`need_audio` question about each line, so only the sound track can answer it. `speech.json`
+records what was said and when (the ground truth a fake speech model can read from). The spoken
+script draws on its own random stream: with `--speech` the pictures, events and other questions
+are exactly those of the same seed without it, and without `--speech` nothing changes at all.
 """
 
 from __future__ import annotations
@@ -31,6 +40,7 @@ import itertools
 import json
 import random
 import re
+import tempfile
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from functools import lru_cache
@@ -38,6 +48,7 @@ from pathlib import Path
 from typing import Literal
 
 import imageio_ffmpeg
+import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
 from videomem.config import PROJECT_ROOT
@@ -45,7 +56,8 @@ from videomem.errors import VideomemError
 from videomem.eval.egolife import load_egolife
 from videomem.eval.lvbench import load_lvbench
 from videomem.eval.questions import LETTERS, Question
-from videomem.timeline import DAY, TimelineKind, format_egolife
+from videomem.eval.speech_track import SAMPLE_RATE, VOICES, SpokenLine, require_espeak, speak, write_track
+from videomem.timeline import DAY, TimelineKind, egolife_start, format_egolife
 
 SynthFormat = Literal["lvbench", "egolife"]
 
@@ -133,6 +145,17 @@ GROCERIES = (
     "MILK", "EGGS", "BREAD", "APPLES", "RICE", "BUTTER", "CHEESE",
     "ONIONS", "TEA", "PASTA", "HONEY", "CARROTS", "YOGURT", "LEMONS",
 )
+# The spoken track (--speech): no word of these is ever on screen.
+SPOKEN_ITEMS = ("PASSPORT", "CHARGER", "SCARF", "RAINCOAT")
+SPOKEN_SPOTS = ("BEHIND THE PIANO", "ON THE BOOKSHELF", "UNDER THE BED", "NEXT TO THE FRIDGE", "IN THE TOOLBOX", "BY THE FIREPLACE")
+SPOKEN_ROLES = ("PLUMBER", "NEW NEIGHBOUR", "DENTIST", "TAXI DRIVER", "SWIMMING COACH")
+SPOKEN_NAMES = ("OLIVER", "GRACE", "HENRY", "MAYA", "SAMUEL", "NORA", "VICTOR", "IRIS")
+SPOKEN_LABELS = ("WIFI PASSWORD", "ALARM CODE", "PARKING SPACE NUMBER", "FLIGHT NUMBER")
+SPEECH_CATEGORIES = {  # kind of line → (LVBench abilities, EgoLifeQA type)
+    "item": (["key information retrieval"], ["EntityLog"]),
+    "name": (["entity recognition"], ["RelationMap"]),
+    "number": (["key information retrieval"], ["TaskMaster"]),
+}
 
 
 @dataclass(frozen=True)
@@ -162,6 +185,8 @@ class SynthCorpus:
     """The pipeline profile whose clip length the script is aligned to."""
     paraphrased_file: Path
     """The same questions reworded, options reordered (same format, same name, in `paraphrased/`)."""
+    speech: tuple[SpokenLine, ...] = ()
+    """What the sound track says and when (`--speech`; also written to `speech.json`)."""
 
 
 @dataclass(frozen=True)
@@ -172,6 +197,29 @@ class _Shot:
     text: str | None = None
     colour: str | None = None
     people: int = 0
+
+
+@dataclass(frozen=True)
+class _Slot:
+    """Where a spoken line may go: one clip of one video."""
+
+    video_id: str
+    t0: float
+    """Corpus seconds of the video's start."""
+    start: float
+    """File seconds of the clip's start."""
+    length: float
+
+
+@dataclass(frozen=True)
+class _Said:
+    """One spoken line as the synth planned it."""
+
+    line: SpokenLine
+    facts: dict
+    at: float
+    """File seconds where its samples start."""
+    samples: np.ndarray
 
 
 @dataclass
@@ -188,6 +236,7 @@ class _QSpec:
     until: float | None = None
     last_time: bool = False
     keywords: str = ""
+    need_audio: bool = False
     options: list[str] = field(default_factory=list)
     letter: str = ""
 
@@ -201,13 +250,15 @@ def synth(
     fmt: SynthFormat | None = None,
     size: tuple[int, int] = (640, 360),
     fps: int = 2,
+    speech: bool = False,
 ) -> SynthCorpus:
     """Generate a scripted benchmark in `outdir` (deterministic per seed).
 
     `lvbench` (the default without `days`): one video of `minutes` (default 30). `egolife` (the
     default with `days`): `days` days (default 2) of 30-s clips at scripted times of day, with
     distractor and idle clips; with `minutes`, idle clips are added so each day holds that much
-    footage.
+    footage. `speech`: every video gets a sound track with spoken lines (needs espeak-ng) and
+    the questions a `need_audio` one about each line.
     """
     fmt = fmt or ("egolife" if days is not None else "lvbench")
     if fmt not in CLIP_SECONDS:
@@ -222,22 +273,24 @@ def synth(
         raise VideomemError(f"{root}: exists and is not a directory")
     if (root / "videos").exists() and any((root / "videos").iterdir()):
         raise VideomemError(f"{root}: already holds a generated benchmark; choose an empty directory")
+    if speech:
+        require_espeak()
     rng = random.Random(seed)
     if fmt == "lvbench":
         if days is not None:
             raise VideomemError("--days makes an EgoLife corpus; it cannot be used with --format lvbench")
-        return _make_lvbench(root, rng, 30.0 if minutes is None else minutes, seed, size, fps)
+        return _make_lvbench(root, rng, 30.0 if minutes is None else minutes, seed, size, fps, speech)
     days = 2 if days is None else days
     if not 2 <= days <= 7:
         raise VideomemError(f"--days {days}: an EgoLife-style corpus spans 2 to 7 days")
-    return _make_egolife(root, rng, days, minutes, size, fps, seed)
+    return _make_egolife(root, rng, days, minutes, size, fps, seed, speech)
 
 
 # --------------------------------------------------------------------------- single video (LVBench)
 
 
 def _make_lvbench(
-    root: Path, rng: random.Random, minutes: float, seed: int, size: tuple[int, int], fps: int
+    root: Path, rng: random.Random, minutes: float, seed: int, size: tuple[int, int], fps: int, speech: bool
 ) -> SynthCorpus:
     if minutes < MIN_MINUTES:
         raise VideomemError(f"--minutes {minutes:g}: the scripted video needs at least {MIN_MINUTES} minutes")
@@ -298,14 +351,25 @@ def _make_lvbench(
     events.sort(key=lambda e: e.t_start)
 
     video = root / "videos" / f"{key}.mp4"
-    _encode(video, [(shot, clip) for shot in shots], size, fps)
+    speech_rng = random.Random(f"speech-{seed}")
+    spoken: list[_Said] = []
+    if speech:
+        silent = [i for i, shot in enumerate(shots) if shot.text is None]
+        halves = [silent[: len(silent) // 2], silent[len(silent) // 2 :]]
+        spoken = _plan_speech(speech_rng, [[_Slot(key, 0.0, i * clip, clip) for i in half] for half in halves], False)
+    with tempfile.TemporaryDirectory() as tmp:
+        sound = _sound_track(Path(tmp), key, len(shots) * clip, spoken) if speech else None
+        _encode(video, [(shot, clip) for shot in shots], size, fps, sound)
     specs_q = _lvbench_questions(rng, facts_by_event, habit_count)
     for spec in specs_q:
         _shuffle_options(rng, spec)
+    specs_q += _speech_questions(speech_rng, spoken, "lvbench")
     questions_file = root / "video_info.meta.jsonl"
     _write_lvbench(questions_file, key, specs_q)
     _write_lvbench(root / "paraphrased" / questions_file.name, key, _paraphrase(specs_q, seed))
     _write_script(root, events)
+    if speech:
+        _write_speech(root, spoken)
     return SynthCorpus(
         root,
         "lvbench",
@@ -316,6 +380,7 @@ def _make_lvbench(
         "single",
         PROJECT_ROOT / "pipelines" / "default.yaml",
         root / "paraphrased" / questions_file.name,
+        tuple(said.line for said in spoken),
     )
 
 
@@ -440,6 +505,7 @@ def _write_lvbench(path: Path, key: str, specs: list[_QSpec]) -> None:
                 "answer": spec.letter,
                 "question_type": spec.categories,
                 "time_reference": ", ".join(_range(a, b) for a, b in spec.targets),
+                **({"need_audio": True} if spec.need_audio else {}),
             }
         )
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -457,6 +523,7 @@ def _make_egolife(
     size: tuple[int, int],
     fps: int,
     seed: int,
+    speech: bool,
 ) -> SynthCorpus:
     clip = CLIP_SECONDS["egolife"]
     people = rng.sample(PEOPLE, min(2 * days, len(PEOPLE)))
@@ -500,16 +567,30 @@ def _make_egolife(
             events.append(ScriptedEvent(t, t + clip, text, "distractor", location, path.stem))
             files.append((path, [(_Shot(location, text, None, 0), clip)]))
     files += _idle_clips(root, rng, days, minutes, {e.t_start for e in events}, clip)
-    for path, shots in files:
-        _encode(path, shots, size, fps)
+    speech_rng = random.Random(f"speech-{seed}")
+    spoken: list[_Said] = []
+    if speech:
+        by_day: list[list[_Slot]] = [[] for _ in range(days)]
+        for path, _ in sorted(files):
+            start = egolife_start(path)
+            by_day[int(start // DAY)].append(_Slot(path.stem, start, 0.0, clip))
+        spoken = _plan_speech(speech_rng, by_day, True)
+    with tempfile.TemporaryDirectory() as tmp:
+        for path, shots in files:
+            seconds = sum(length for _, length in shots)
+            sound = _sound_track(Path(tmp), path.stem, seconds, spoken) if speech else None
+            _encode(path, shots, size, fps, sound)
 
     specs = _egolife_questions(facts, days, spots, foods, groceries, activities)
     for spec in specs:
         _shuffle_options(rng, spec)
+    specs += _speech_questions(speech_rng, spoken, "egolife")
     questions_file = root / "EgoLifeQA_A1_JAKE.json"
     _write_egolife(questions_file, specs)
     _write_egolife(root / "paraphrased" / questions_file.name, _paraphrase(specs, seed))
     _write_script(root, events)
+    if speech:
+        _write_speech(root, spoken)
     return SynthCorpus(
         root,
         "egolife",
@@ -520,6 +601,7 @@ def _make_egolife(
         "egolife",
         PROJECT_ROOT / "pipelines" / "egolife.yaml",
         root / "paraphrased" / questions_file.name,
+        tuple(said.line for said in spoken),
     )
 
 
@@ -653,7 +735,7 @@ def _write_egolife(path: Path, specs: list[_QSpec]) -> None:
             "ID": str(number),
             "query_time": {"date": date, "time": time},
             "type": spec.categories[0],
-            "need_audio": False,
+            "need_audio": spec.need_audio,
             "need_name": spec.categories[0] == "RelationMap",
             "last_time": spec.last_time,
             "trigger": "",
@@ -662,7 +744,7 @@ def _write_egolife(path: Path, specs: list[_QSpec]) -> None:
             "answer": spec.letter,
             "target_time": _egolife_target(spec.targets),
             "keywords": spec.keywords,
-            "reason": f"On screen: {spec.correct}",
+            "reason": f"{'Heard' if spec.need_audio else 'On screen'}: {spec.correct}",
         }
         records.append(record)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -684,6 +766,100 @@ def _egolife_target(targets: list[tuple[float, float]]) -> dict:
 def _egolife_path(root: Path, t: float) -> Path:
     date, code = format_egolife(t)
     return root / "videos" / date / f"{date}_A1_JAKE_{code}.mp4"
+
+
+# --------------------------------------------------------------------------- spoken track (--speech)
+
+
+def _spoken_facts(rng: random.Random, groups: int, one_item: bool) -> list[list[tuple[str, str, dict]]]:
+    """Per group (a day, or half of the single video): an item's place, a name and a number,
+    as (kind, words spoken, facts). With `one_item` every group moves the same item, so where
+    it is depends on when the question is asked."""
+    items = [rng.choice(SPOKEN_ITEMS)] * groups if one_item else rng.sample(SPOKEN_ITEMS, groups)
+    spots, roles = rng.sample(SPOKEN_SPOTS, groups), rng.sample(SPOKEN_ROLES, groups)
+    names, labels = rng.sample(SPOKEN_NAMES, groups), rng.sample(SPOKEN_LABELS, groups)
+    numbers: list[str] = []
+    while len(numbers) < groups:
+        # Always a 0 in it: on-screen numbers use the digits 1-9 only, so they never coincide.
+        digits = ["0", *rng.sample("123456789", 3)]
+        rng.shuffle(digits)
+        if digits[0] != "0" and "".join(digits) not in numbers:
+            numbers.append("".join(digits))
+    return [
+        [
+            ("item", f"Your {items[g].lower()} is {spots[g].lower()}.", {"item": items[g], "spot": spots[g]}),
+            ("name", f"The {roles[g].lower()} is called {names[g].title()}.", {"role": roles[g], "name": names[g]}),
+            ("number", f"The {labels[g].lower()} is {numbers[g]}.", {"label": labels[g], "number": numbers[g]}),
+        ]
+        for g in range(groups)
+    ]
+
+
+def _plan_speech(rng: random.Random, slots_by_group: list[list[_Slot]], one_item: bool) -> list[_Said]:
+    """Each group's lines in distinct clips of its slots, at a random moment of the clip, each in
+    a random voice; in time order."""
+    spoken = []
+    for group, slots in zip(_spoken_facts(rng, len(slots_by_group), one_item), slots_by_group):
+        for (kind, text, facts), slot in zip(group, rng.sample(slots, len(group))):
+            voice = rng.choice(VOICES)
+            samples = speak(text, voice)
+            seconds = len(samples) / SAMPLE_RATE
+            if seconds > slot.length - 2:
+                raise AssertionError(f"script bug: {text!r} lasts {seconds:.1f} s, more than a clip holds")
+            at = slot.start + round(rng.uniform(1.0, slot.length - 1.0 - seconds), 1)
+            line = SpokenLine(slot.t0 + at, slot.t0 + at + seconds, text, kind, voice, slot.video_id)
+            spoken.append(_Said(line, facts, at, samples))
+    return sorted(spoken, key=lambda said: said.line.t_start)
+
+
+def _sound_track(tmp: Path, video_id: str, seconds: float, spoken: list[_Said]) -> Path:
+    """The video's track as a WAV in `tmp`: silence, and its lines where the script puts them."""
+    path = tmp / f"{video_id}.wav"
+    write_track(path, seconds, [(said.at, said.samples) for said in spoken if said.line.video_id == video_id])
+    return path
+
+
+def _speech_questions(rng: random.Random, spoken: list[_Said], fmt: SynthFormat) -> list[_QSpec]:
+    """A `need_audio` question per line, options shuffled. Distractors are first what other
+    lines said of the same kind (the item's other places, the other names and numbers)."""
+    clip = CLIP_SECONDS[fmt]
+
+    def of(kind: str) -> list[_Said]:
+        return [said for said in spoken if said.line.kind == kind]
+
+    questions = []
+    for said in spoken:
+        line, f = said.line, said.facts
+        if line.kind == "item":
+            text, correct = f"Where did someone last say my {f['item'].lower()} is?", _sentence(f["spot"])
+            strong = [_sentence(o.facts["spot"]) for o in sorted(of("item"), key=lambda o: -o.line.t_start)]
+            pool, keywords = [_sentence(x) for x in SPOKEN_SPOTS], f["item"].lower()
+        elif line.kind == "name":
+            text, correct = f"What did someone say the {f['role'].lower()} is called?", f["name"].title()
+            strong = [o.facts["name"].title() for o in of("name")]
+            pool, keywords = [x.title() for x in SPOKEN_NAMES], f["role"].lower()
+        else:
+            number = f["number"]
+            text, correct = f"What did someone say the {f['label'].lower()} is?", number
+            strong = [o.facts["number"] for o in of("number")]
+            pool, keywords = [number[::-1], number[1:] + number[0], number[-1] + number[:-1]], f["label"].lower()
+        if fmt == "lvbench":
+            clip_start = line.t_start - line.t_start % clip
+            targets, until = [(clip_start, clip_start + clip)], None
+        else:
+            middle = (line.t_start + line.t_end) / 2
+            targets, until = [(middle, middle)], line.t_end + 2 * 3600
+        categories = SPEECH_CATEGORIES[line.kind][fmt == "egolife"]
+        spec = _QSpec(text, correct, strong, pool, list(categories), targets, until=until,
+                      last_time=fmt == "egolife" and line.kind == "item", keywords=keywords, need_audio=True)
+        _shuffle_options(rng, spec)
+        questions.append(spec)
+    return questions
+
+
+def _write_speech(root: Path, spoken: list[_Said]) -> None:
+    lines = [asdict(said.line) for said in spoken]
+    (root / "speech.json").write_text(json.dumps(lines, indent=1) + "\n", encoding="utf-8")
 
 
 # --------------------------------------------------------------------------- shared helpers
@@ -717,6 +893,9 @@ _REWORDINGS: tuple[tuple[str, tuple[str, ...]], ...] = (
     (r"Who did I (?P<x>[\w ]+) with\?", ("With whom did I {x}?", "Who joined me to {x}?")),
     (r"What do I usually do first thing in the morning\?", ("What is my habit early in the morning?",)),
     (r"What do I usually do in the evening\?", ("What do I do most evenings?",)),
+    (r"Where did someone last say my (?P<x>[\w ]+) is\?", ("Where was I most recently told my {x} is?",)),
+    (r"What did someone say the (?P<x>[\w ]+) is called\?", ("Which name was mentioned for the {x}?",)),
+    (r"What did someone say the (?P<x>[\w ]+) is\?", ("Which {x} was I told?", "What {x} was mentioned?")),
 )
 
 
@@ -802,8 +981,11 @@ def _sentence(text: str) -> str:
 # --------------------------------------------------------------------------- pixels
 
 
-def _encode(path: Path, shots: list[tuple[_Shot, float]], size: tuple[int, int], fps: int) -> None:
-    """H.264 at a low frame rate with a keyframe every second: small files, fast to write and seek."""
+def _encode(
+    path: Path, shots: list[tuple[_Shot, float]], size: tuple[int, int], fps: int, sound: Path | None = None
+) -> None:
+    """H.264 at a low frame rate with a keyframe every second: small files, fast to write and seek.
+    `sound`: a WAV as long as the shots, muxed in as AAC (the frames are encoded alike)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     writer = imageio_ffmpeg.write_frames(
         str(path),
@@ -814,6 +996,8 @@ def _encode(path: Path, shots: list[tuple[_Shot, float]], size: tuple[int, int],
         macro_block_size=1,
         ffmpeg_log_level="error",
         output_params=["-g", str(fps), "-preset", "veryfast", "-crf", "20", "-threads", "1"],
+        audio_path=None if sound is None else str(sound),
+        audio_codec=None if sound is None else "aac",
     )
     writer.send(None)
     try:

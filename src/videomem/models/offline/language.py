@@ -58,7 +58,7 @@ from videomem.models.offline.colours import PALETTE
 from videomem.models.offline.mentions import records_from_captions
 from videomem.models.offline.planner import choose_memory, plan
 from videomem.models.offline.rerank import rerank as rerank_rule
-from videomem.models.offline.scoring import OptionScorer
+from videomem.models.offline.scoring import OptionScorer, not_transcribed
 from videomem.models.offline.nlp import split_sentences, words
 from videomem.models.offline.stance import contradicts, triplet_key
 
@@ -214,8 +214,12 @@ class OfflineLanguage:
         if choices:
             if len(choices) > len(OPTION_LETTERS):
                 raise ModelError(f"{len(choices)} options; multiple-choice answers allow at most {len(OPTION_LETTERS)} (A–E)")
-            best = self.scorer.choose(question, choices, evidence)
-            out = AnswerOut(answer=strip_label(choices[best]), choice=OPTION_LETTERS[best])
+            unheard = self.scorer.unheard(question, choices, evidence)
+            if unheard:
+                out = AnswerOut(answer=not_transcribed(unheard))
+            else:
+                best = self.scorer.choose(question, choices, evidence)
+                out = AnswerOut(answer=strip_label(choices[best]), choice=OPTION_LETTERS[best])
         else:
             sentence = self.scorer.best_sentence(question, evidence)
             out = AnswerOut(answer=sentence or "The memory holds no evidence for this question.")

@@ -38,6 +38,14 @@ An option's lexical score is its best sentence's support.
 * Options that are all time ranges ("12:30-13:00"): each scores the best time overlap (IoU)
   with an item about the question, times that item's weight.
 
+**Speech nobody transcribed.** A multiple-choice question that asks what was said (a verb of
+speech among its lemmas: "say", "tell", "mention", "hear", …) gets no option when no evidence
+item holds any option's distinguishing words (as whole words) and some evidence is speech that
+was heard but not transcribed (the offline profile has no speech model: `SPEECH_ONLY`
+transcript lines, captions saying `SPEECH_ONLY_SENTENCE`). The words that would decide are in
+that speech, so the answer says when someone spoke and that the words are unknown, rather than
+letting the weak prior pick.
+
 **Free-form answers** are the evidence sentence closest to the question in words and meaning;
 a question that asks for a colour ("what colour/color …") takes it from the sentences that
 name a colour of the palette, when any does.
@@ -63,10 +71,13 @@ from videomem.evidence import Evidence
 from videomem.models.base import TextEmbedder
 from videomem.models.offline.colours import PALETTE
 from videomem.models.offline.nlp import forms, lemmas, quoted_spans, split_sentences, squash, stopwords, words
-from videomem.timeline import DAY, parse_time
+from videomem.timeline import DAY, format_clock, format_day, parse_time
+from videomem.video.transcripts import SPEECH_ONLY, SPEECH_ONLY_SENTENCE
 
 COLOUR_WORDS = frozenset({"colour", "color"})
 """Question lemmas that ask for a colour."""
+SPEECH_WORDS = frozenset({"say", "tell", "mention", "speak", "talk", "ask", "hear", "announce", "reply", "whisper", "shout"})
+"""Question lemmas that ask what was said."""
 SEMANTIC_WEIGHT = 0.5
 OFF_CUE = 0.3
 """Weight factor for evidence that does not match a time cue of the question."""
@@ -253,10 +264,26 @@ class OptionScorer:
         """Whether `text` holds all of the option's distinguishing words other than place words
         (or the whole option, letters and digits only)."""
         option = strip_label(option)
+        return self._distinct(option, options) <= forms(text) or (len(squash(option)) >= 3 and squash(option) in squash(text))
+
+    def _distinct(self, option: str, options: Sequence[str]) -> set[str]:
+        """The option's words that tell it from the others, place words aside unless that is all it has."""
+        option = strip_label(option)
         common = set.intersection(*(set(self._content(strip_label(o))) for o in options)) if len(options) > 1 else set()
         distinct = {w for w in self._content(option) if w not in common}
-        distinct = {w for w in distinct if w not in PLACE_WORDS} or distinct or set(lemmas(option)) - common
-        return distinct <= forms(text) or (len(squash(option)) >= 3 and squash(option) in squash(text))
+        return {w for w in distinct if w not in PLACE_WORDS} or distinct or set(lemmas(option)) - common
+
+    def unheard(self, question: str, options: Sequence[str], evidence: Sequence[Evidence]) -> list[Evidence]:
+        """The evidence items that hold untranscribed speech, when the question asks what was said
+        and no item holds the distinguishing words of any option (then no option can be told);
+        else []. Words count as whole words only: a name's letters run together across words
+        ('corNer ORAnge') or a number's digits inside a clock time ('08:35:30') name nothing."""
+        if not SPEECH_WORDS & set(lemmas(question)):
+            return []
+        held = [forms(e.text) for e in evidence]
+        if any(self._distinct(option, options) <= found for option in options for found in held):
+            return []
+        return [e for e in evidence if SPEECH_ONLY_SENTENCE in e.text or SPEECH_ONLY in e.text]
 
     def _coverage(self, option: str, common: set[str], sentence: _Sentence) -> float:
         distinct = [w for w in dict.fromkeys(self._content(option)) if w not in common]
@@ -324,3 +351,21 @@ class OptionScorer:
             if named.any():
                 score = np.where(named, score, -np.inf)
         return read.sentences[int(np.argmax(score))].text
+
+
+def not_transcribed(unheard: Sequence[Evidence]) -> str:
+    """The answer when the deciding words are in speech nobody transcribed: when it was heard
+    (up to three moments, in time order)."""
+    spans = sorted({(e.t_start, e.t_end) for e in unheard})
+    said = ", ".join(f"{_clock(a)}-{_clock(b)}" for a, b in spans[:3])
+    more = f" and {len(spans) - 3} more times" if len(spans) > 3 else ""
+    return (
+        f"Not known from memory: someone spoke at {said}{more}, but the words were not transcribed "
+        "(no speech model), and nothing else in memory names any of the options."
+    )
+
+
+def _clock(t: float) -> str:
+    """A week timeline's day form past the first day, a plain clock before it (the scorer does not
+    know the store's timeline)."""
+    return format_day(t) if t >= DAY else format_clock(t)
