@@ -130,12 +130,13 @@ def _results(dataset: Dataset) -> Iterator[Any]:
 
 
 def _on_driver_node() -> dict[str, Any]:
-    """Remote arguments that keep a step on this machine, the one whose disk holds the store."""
-    ray = _ray()
-    from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+    """`map_batches` arguments that keep a step on this machine, the one whose disk holds the store."""
+    node = _ray().get_runtime_context().get_node_id()
+    return {"num_cpus": READ_CPUS, "label_selector": {"ray.io/node-id": node}}
 
-    node = ray.get_runtime_context().get_node_id()
-    return {"num_cpus": READ_CPUS, "scheduling_strategy": NodeAffinitySchedulingStrategy(node, soft=False)}
+
+def _actors(size: int) -> Any:
+    return _ray().data.ActorPoolStrategy(size=size)
 
 
 def gpus_per_actor(role: RoleConfig | None) -> float:
@@ -200,7 +201,9 @@ class RaySampleStage(SampleStage):
     def outcomes(self, ctx: StageContext, jobs: list[ClipJob]) -> Iterator[tuple[ClipJob, SampledClip | VideoError]]:
         if not jobs:
             return
-        decoded = _rows(list(enumerate(jobs))).map_batches(_decode, batch_size=1, concurrency=ctx.workers)
+        decoded = _rows(list(enumerate(jobs))).map_batches(
+            _decode, batch_size=1, compute=_ray().data.TaskPoolStrategy(size=ctx.workers)
+        )
         for index, encoded, error in _results(decoded):
             job = jobs[index]
             for clip in encoded:
@@ -269,7 +272,7 @@ class RayCaptionStage(CaptionStage):
             .map_batches(
                 _VisionWorker,
                 batch_size=ctx.pipeline.caption_batch_size,
-                concurrency=self.options.actors or ctx.pipeline.ray_vision_actors,
+                compute=_actors(self.options.actors or ctx.pipeline.ray_vision_actors),
                 num_gpus=gpus_per_actor(ctx.models.cfg.vlm),
                 fn_constructor_kwargs={"models_factory": ctx.models_factory},
             )
@@ -354,7 +357,7 @@ class RayVisualMemory(visual.VisualMemory):
             .map_batches(
                 _EmbedWorker,
                 batch_size=1,
-                concurrency=self.options.actors or self.ctx.pipeline.ray_embed_actors,
+                compute=_actors(self.options.actors or self.ctx.pipeline.ray_embed_actors),
                 num_gpus=gpus_per_actor(self.models.cfg.visual_embedder),
                 fn_constructor_kwargs={"models_factory": self.ctx.models_factory},
             )
