@@ -23,7 +23,8 @@ from kill_stage import PIPELINE, HashEmbedder, ScriptedModels, ScriptedVision
 from conftest import make_video
 from videomem.config import ModelsConfig, RoleConfig
 from videomem.models.base import ClipNotes, ClipView
-from videomem.pipeline.ray_runner import RayOptions
+from videomem.errors import ConfigError
+from videomem.pipeline.ray_runner import RayOptions, gpus_per_actor
 from videomem.pipeline.runner import ingest
 from videomem.store import Store
 
@@ -175,3 +176,24 @@ def test_ray_actors_without_ray_is_a_one_line_error(run_cli, videos, tmp_path) -
     assert result.code == 2
     assert "--ray-actors" in result.stderr and "--ray" in result.stderr
     assert not (tmp_path / "store").exists()
+
+
+@pytest.mark.parametrize(
+    ("role", "cluster_gpus", "gpus"),
+    [
+        (RoleConfig(backend="vllm", model="m", options={"engine_args": {"tensor_parallel_size": 2}}), 8, 2.0),
+        (RoleConfig(backend="vllm", model="m"), 1, 1.0),
+        (RoleConfig(backend="transformers", model="m"), 4, 1.0),
+        (RoleConfig(backend="transformers", model="m"), 0, 0.0),
+        (RoleConfig(backend="open_clip", model="m", device="cpu"), 4, 0.0),
+        (RoleConfig(backend="openai", model="m", base_url="http://x/v1"), 4, 0.0),
+        (RoleConfig(backend="offline"), 4, 0.0),
+    ],
+)
+def test_gpus_per_actor_follow_the_profile_and_the_cluster(role, cluster_gpus, gpus) -> None:
+    assert gpus_per_actor(role, cluster_gpus) == gpus
+
+
+def test_a_vllm_profile_on_a_cluster_without_gpus_is_a_one_line_error() -> None:
+    with pytest.raises(ConfigError, match="no GPU"):
+        gpus_per_actor(RoleConfig(backend="vllm", model="Qwen/Qwen3-VL-8B-Instruct"), 0)

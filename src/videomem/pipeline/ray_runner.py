@@ -139,14 +139,24 @@ def _actors(size: int) -> Any:
     return _ray().data.ActorPoolStrategy(size=size)
 
 
-def gpus_per_actor(role: RoleConfig | None) -> float:
-    """GPUs one actor of a model pool takes: a vLLM engine its tensor-parallel size, a model on a
-    CUDA device one, anything else (offline, HTTP clients, CPU) none."""
-    if role is None:
+GPU_BACKENDS = ("vllm", "transformers", "open_clip")
+
+
+def gpus_per_actor(role: RoleConfig | None, cluster_gpus: float) -> float:
+    """GPUs one actor of a model pool takes: a vLLM engine its tensor-parallel size; a
+    transformers or open_clip model one, unless its profile puts it on the CPU or the cluster has
+    no GPU; anything else (offline, HTTP clients) none."""
+    if role is None or role.backend not in GPU_BACKENDS:
         return 0.0
     if role.backend == "vllm":
+        if not cluster_gpus:
+            raise ConfigError(f"--ray: the profile runs {role.model} in a vLLM engine per GPU, and the Ray cluster has no GPU")
         return float(role.options.get("engine_args", {}).get("tensor_parallel_size", 1))
-    return 1.0 if (role.device or "").startswith("cuda") else 0.0
+    return 1.0 if cluster_gpus and (role.device or "cuda").startswith("cuda") else 0.0
+
+
+def _cluster_gpus() -> float:
+    return float(_ray().cluster_resources().get("GPU", 0))
 
 
 def _usage_since(before: dict[str, Usage], meter: UsageMeter) -> dict[str, Usage]:
@@ -273,7 +283,7 @@ class RayCaptionStage(CaptionStage):
                 _VisionWorker,
                 batch_size=ctx.pipeline.caption_batch_size,
                 compute=_actors(self.options.actors or ctx.pipeline.ray_vision_actors),
-                num_gpus=gpus_per_actor(ctx.models.cfg.vlm),
+                num_gpus=gpus_per_actor(ctx.models.cfg.vlm, _cluster_gpus()),
                 fn_constructor_kwargs={"models_factory": ctx.models_factory},
             )
         )
@@ -358,7 +368,7 @@ class RayVisualMemory(visual.VisualMemory):
                 _EmbedWorker,
                 batch_size=1,
                 compute=_actors(self.options.actors or self.ctx.pipeline.ray_embed_actors),
-                num_gpus=gpus_per_actor(self.models.cfg.visual_embedder),
+                num_gpus=gpus_per_actor(self.models.cfg.visual_embedder, _cluster_gpus()),
                 fn_constructor_kwargs={"models_factory": self.ctx.models_factory},
             )
         )
