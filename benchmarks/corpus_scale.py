@@ -20,7 +20,8 @@ excluding model calls < 120 s, RSS < 2 GB, each tool p50 < 100 ms, ask p50 < 1 s
 
 Last line: `corpus 44h: build N s, rss N MB, ask p50 N ms` (build = wall seconds of all stages,
 model calls included). `--hours 4` measures the 4-hour corpus the growth in docs/scale.md
-compares with.
+compares with; `--stages` builds some of the stages only (a memory not built is still timed,
+empty).
 """
 
 from __future__ import annotations
@@ -134,7 +135,9 @@ def disk_bytes(root: Path) -> int:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--hours", type=int, default=44)
-    hours = parser.parse_args().hours
+    parser.add_argument("--stages", default=",".join(STAGES), help="stages to build (default: all of them)")
+    args = parser.parse_args()
+    hours, stages = args.hours, tuple(s for s in STAGES if s in args.stages.split(","))
     rng = np.random.default_rng(1)
     pipeline = load_pipeline(default_path("pipelines", "egolife")).model_copy(update={"imported_caption_language": None})
     models = ModelSet.from_file(None)
@@ -144,9 +147,9 @@ def main() -> int:
         sources, captions = write_corpus(store, hours)
         print(f"corpus: {hours} h, {len(sources)} videos, {len(captions):,} captions of {CLIP:g} s "
               f"(written in {time.perf_counter() - started:.1f} s)")
-        ctx = StageContext(store, pipeline, lambda: models, show_progress=False, stages=STAGES)
+        ctx = StageContext(store, pipeline, lambda: models, show_progress=False, stages=stages)
         build = build_model = 0.0
-        for name in STAGES:
+        for name in stages:
             spent, started = models.meter.total().seconds, time.perf_counter()
             result = build_stage(name).run(ctx, sources)
             wall, model = time.perf_counter() - started, models.meter.total().seconds - spent

@@ -15,7 +15,9 @@ of a batch lost: the server is down) ends the pass and is reported; finished cli
 Batches go to the model as `VisionTasks.batching` says: one large call at a time for a GPU
 engine, several in flight for an HTTP server so that its `concurrency` is reached across
 batches. A reader thread opens the frames of the next batches while the model works, through a
-bounded queue; only this thread touches SQLite.
+bounded queue; only this thread touches SQLite. The Ray runner (pipeline/ray_runner.py) plans
+with `pending_clips`, asks with `ask` on its actors and commits with `commit_clip`, the same
+per-clip steps.
 """
 
 from __future__ import annotations

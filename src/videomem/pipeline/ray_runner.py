@@ -57,6 +57,9 @@ DECODE_CHUNK = 16
 back stays a few megabytes of JPEG."""
 READ_CHUNK = 8
 """Items per read step on the driver's node."""
+MAX_BLOCKS = 512
+"""Blocks a work list is cut into: enough to spread over a large cluster, few enough that Ray's
+per-block overhead stays small for a week of clips."""
 READ_CPUS = 0.25
 """A read step only reads files: it should not hold a whole CPU away from the model actors."""
 
@@ -112,8 +115,9 @@ def ray_stage(name: str, options: RayOptions) -> Stage:
 
 
 def _rows(items: list[Any]) -> Dataset:
-    """A dataset of pickled items, one row each."""
-    return _ray().data.from_items([{"payload": pickle.dumps(item)} for item in items], override_num_blocks=len(items))
+    """A dataset of pickled items, one row each, in at most MAX_BLOCKS blocks."""
+    rows = [{"payload": pickle.dumps(item)} for item in items]
+    return _ray().data.from_items(rows, override_num_blocks=min(len(rows), MAX_BLOCKS))
 
 
 def _apply(fn: Callable[[list[Any]], list[Any]], batch: dict[str, np.ndarray]) -> dict[str, np.ndarray]:

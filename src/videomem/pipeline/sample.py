@@ -7,6 +7,8 @@ whose transaction never committed is simply written again.
 
 Unit keys are `"{video_id}:{clip index}"`. With `--workers N`, N processes decode and write
 JPEGs for different videos (or parts of one long video); only the main process writes SQLite.
+With `--ray` (pipeline/ray_runner.py), decode tasks on the cluster run `encode_clips` and send the
+JPEG bytes back, and this process writes them (`save_frames`) before committing each clip.
 
 A frame is stored only inside its own clip's time range. A clip the video has no frame for (a
 long gap between frames, or past the end of a cut-off file) is recorded with no frames; when
