@@ -86,7 +86,7 @@ def ingest(
 ) -> None:
     """Build (or resume) a store: sample clips and frames, caption them, extract objects, build
     episodic memory, embed visual segments."""
-    from videomem.pipeline.ray_runner import RayOptions
+    from videomem.pipeline.ray_runner import RayOptions, connect
     from videomem.pipeline.runner import discover_sources
     from videomem.pipeline.runner import ingest as run_ingest
     from videomem.store import Store
@@ -101,11 +101,14 @@ def ingest(
     if not sources:  # nothing to ingest: leave no empty store behind
         _print_failures(missing)
         raise typer.Exit(1)
+    cluster = RayOptions(ray_address, ray_actors) if ray or ray_address else None
+    if cluster is not None:  # a cluster that cannot be joined leaves no empty store behind either
+        connect(cluster)
     with Store(store, create=True) as db:
         report = run_ingest(
             paths, db, cfg, _models_factory(models), stages=chosen, timeline=timeline, workers=workers, force=force,
             captions=captions, transcripts=transcripts,
-            ray=RayOptions(ray_address, ray_actors) if ray or ray_address else None,
+            ray=cluster,
         )
     for result in report.results:
         restored = f", {result.repaired} file(s) restored" if result.repaired else ""
