@@ -17,7 +17,7 @@ from videomem.errors import ConfigError, VideomemError
 from videomem.models.base import Usage
 from videomem.models.registry import ModelSet
 from videomem.pipeline.base import Stage, StageContext, StageResult, VideoSource
-from videomem.pipeline.ray_runner import RAY_STAGES, RayOptions
+from videomem.pipeline.ray_runner import RAY_STAGES, RayOptions, connect, ray_stage
 from videomem.store import Store
 from videomem.store.vectors import ProgressFactory
 from videomem.timeline import TimelineKind, egolife_start
@@ -44,8 +44,6 @@ assert tuple(_STAGE_CLASSES) == STAGE_ORDER
 def build_stage(name: str, ray: RayOptions | None = None) -> Stage:
     """The stage `name`; with `ray`, its Ray version when its clip-level work runs on a cluster."""
     if ray is not None and name in RAY_STAGES:
-        from videomem.pipeline.ray_runner import ray_stage
-
         return ray_stage(name, ray)
     module, cls = _STAGE_CLASSES[name].split(":")
     return getattr(importlib.import_module(module), cls)()
@@ -144,8 +142,6 @@ def ingest(
         raise ConfigError(f"--stages: unknown stage {unknown[0]!r}; allowed: {', '.join(STAGE_ORDER)}")
     imports = _import_stages(captions, transcripts, timeline)
     if ray is not None:
-        from videomem.pipeline.ray_runner import connect
-
         connect(ray)
     with store.writer():
         sources, failures = discover_sources(paths, timeline)
