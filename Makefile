@@ -13,7 +13,7 @@ DEMO_DIR ?= demo-out
 $(STAMP): pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e '.[cpu,offline,server,eval,dev]'
+	$(PY) -m pip install -q -e '.[cpu,offline,server,eval,dev,ray]'
 	touch $(STAMP)
 
 install: $(STAMP)

@@ -69,12 +69,13 @@ def _unit(text: str) -> np.ndarray:
     return vector / np.linalg.norm(vector)
 
 
-def passages(rng: np.random.Generator) -> list[Passage]:
-    n_passages = HOURS * 3600 // SCALE
+def passages(rng: np.random.Generator, hours: int = HOURS) -> list[Passage]:
+    """`hours` of 30-s captions, as many triplets per hour as the 44-h timeline has."""
+    n_passages = hours * 3600 // SCALE
     names = ["I", *(f"entity {i - 1} alt" if i % 8 == 7 else f"entity {i}" for i in range(1, N_ENTITIES))]
     popularity = 1.0 / np.arange(1, N_ENTITIES + 1) ** 1.1
     popularity /= popularity.sum()
-    per_passage = rng.multinomial(N_TRIPLETS, np.full(n_passages, 1 / n_passages))
+    per_passage = rng.multinomial(N_TRIPLETS * hours // HOURS, np.full(n_passages, 1 / n_passages))
     out = []
     for p, count in enumerate(per_passage):
         subjects = rng.choice(N_ENTITIES, size=count, p=popularity)  # power law: hubs

@@ -72,25 +72,43 @@ def ingest(
     transcripts: Annotated[
         Optional[Path], typer.Option("--transcripts", help="EgoLifeCap Transcript folder of one person: imported as clip speech.")
     ] = None,
+    ray: Annotated[
+        bool,
+        typer.Option("--ray", help="Decode, caption and embed clips on Ray (a local one unless --ray-address); --workers decode tasks."),
+    ] = False,
+    ray_address: Annotated[
+        Optional[str], typer.Option("--ray-address", help="Join this Ray cluster ('auto', host:port, ray://host:port); implies --ray.")
+    ] = None,
+    ray_actors: Annotated[
+        Optional[int],
+        typer.Option("--ray-actors", min=1, help="Actors per model pool with --ray. Default: the pipeline's ray_vision_actors/ray_embed_actors."),
+    ] = None,
 ) -> None:
     """Build (or resume) a store: sample clips and frames, caption them, extract objects, build
     episodic memory, embed visual segments."""
+    from videomem.pipeline.ray_runner import RayOptions, connect
     from videomem.pipeline.runner import discover_sources
     from videomem.pipeline.runner import ingest as run_ingest
     from videomem.store import Store
 
     if timeline not in ("single", "egolife"):
         raise VideomemError(f"--timeline: {timeline!r} is not one of: single, egolife")
+    if ray_actors is not None and not (ray or ray_address):
+        raise VideomemError("--ray-actors: sizes the actor pools of a Ray ingest; add --ray")
     cfg = load_pipeline(pipeline)
     chosen = [s.strip() for s in stages.split(",") if s.strip()] if stages else None
     sources, missing = discover_sources(paths, timeline)
     if not sources:  # nothing to ingest: leave no empty store behind
         _print_failures(missing)
         raise typer.Exit(1)
+    cluster = RayOptions(ray_address, ray_actors) if ray or ray_address else None
+    if cluster is not None:  # a cluster that cannot be joined leaves no empty store behind either
+        connect(cluster)
     with Store(store, create=True) as db:
         report = run_ingest(
             paths, db, cfg, _models_factory(models), stages=chosen, timeline=timeline, workers=workers, force=force,
             captions=captions, transcripts=transcripts,
+            ray=cluster,
         )
     for result in report.results:
         restored = f", {result.repaired} file(s) restored" if result.repaired else ""

@@ -72,6 +72,10 @@ class PipelineConfig(_Strict):
     semantic_merge_threshold: float = Field(
         0.6, gt=0, le=1, description="cosine similarity from which a semantic triplet goes to consolidation"
     )
+    ray_vision_actors: int = Field(
+        1, ge=1, description="ingest --ray: actors holding the vision model (one per GPU for a GPU profile)"
+    )
+    ray_embed_actors: int = Field(1, ge=1, description="ingest --ray: actors holding the visual embedder")
 
     @field_validator("stages")
     @classmethod

@@ -7,6 +7,7 @@ that knows the layout.
 
 from __future__ import annotations
 
+import io
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -51,14 +52,30 @@ def clips_of(store: Store, video_ids: Sequence[str]) -> list[ClipRow]:
     return [ClipRow(r["id"], r["video_id"], r["idx"], r["t_start"], r["t_end"]) for r in rows]
 
 
-def open_frame(root: Path, relative: str) -> Image.Image:
-    """A frame of the store at `root` (paths in the `frames` table are relative to it)."""
-    path = root / relative
+def _unreadable(path: Path, exc: Exception) -> StoreError:
+    return StoreError(f"{path}: frame cannot be read ({exc}); re-run `videomem ingest` on its video to restore it")
+
+
+def frame_bytes(root: Path, relative: str) -> bytes:
+    """A stored frame's JPEG file as it is, to send to a worker that has no access to the store."""
     try:
-        with Image.open(path) as image:
+        return (root / relative).read_bytes()
+    except OSError as exc:
+        raise _unreadable(root / relative, exc) from None
+
+
+def decode_frame(data: bytes, path: Path) -> Image.Image:
+    """A stored frame's bytes as an RGB image (`path`: where they were read, for the error)."""
+    try:
+        with Image.open(io.BytesIO(data)) as image:
             return image.convert("RGB")
     except (OSError, ValueError) as exc:
-        raise StoreError(f"{path}: frame cannot be read ({exc}); re-run `videomem ingest` on its video to restore it") from None
+        raise _unreadable(path, exc) from None
+
+
+def open_frame(root: Path, relative: str) -> Image.Image:
+    """A frame of the store at `root` (paths in the `frames` table are relative to it)."""
+    return decode_frame(frame_bytes(root, relative), root / relative)
 
 
 def transcript_of(store: Store, clip_ids: Sequence[int]) -> str:
@@ -90,11 +107,32 @@ class ClipSources:
         return not self.frame_paths and not self.transcript
 
     def load(self) -> ClipView:
+        return self.read().view()
+
+    def read(self) -> ClipBytes:
+        """The clip with its frame files read but not decoded: what travels to a remote worker."""
+        jpegs = tuple(frame_bytes(self.root, p) for p in self.frame_paths)
+        return ClipBytes(self.clip, self.root, self.frame_paths, self.frame_times, jpegs, self.transcript)
+
+
+@dataclass(frozen=True)
+class ClipBytes:
+    """A clip's frames as their stored JPEG bytes, with their times and its transcript;
+    picklable, so a worker on another machine builds the `ClipView` (`view`)."""
+
+    clip: ClipRow
+    root: Path
+    frame_paths: tuple[str, ...]
+    frame_times: tuple[float, ...]
+    jpegs: tuple[bytes, ...]
+    transcript: str
+
+    def view(self) -> ClipView:
         return ClipView(
             video_id=self.clip.video_id,
             t_start=self.clip.t_start,
             t_end=self.clip.t_end,
-            frames=[open_frame(self.root, p) for p in self.frame_paths],
+            frames=[decode_frame(data, self.root / p) for data, p in zip(self.jpegs, self.frame_paths)],
             frame_times=list(self.frame_times),
             transcript=self.transcript,
         )

@@ -15,7 +15,9 @@ of a batch lost: the server is down) ends the pass and is reported; finished cli
 Batches go to the model as `VisionTasks.batching` says: one large call at a time for a GPU
 engine, several in flight for an HTTP server so that its `concurrency` is reached across
 batches. A reader thread opens the frames of the next batches while the model works, through a
-bounded queue; only this thread touches SQLite.
+bounded queue; only this thread touches SQLite. The Ray runner (pipeline/ray_runner.py) plans
+with `pending_clips`, asks with `ask` on its actors and commits with `commit_clip`, the same
+per-clip steps.
 """
 
 from __future__ import annotations
@@ -59,8 +61,8 @@ class _Loaded:
     views: list[ClipView | StoreError]
 
 
-def _ask(vision: VisionTasks, outputs: tuple[Output, ...], kinds: tuple[str, ...], views: list[ClipView]) -> list:
-    """Per clip, the outputs in `outputs` order, or an Unusable."""
+def ask(vision: VisionTasks, kinds: tuple[str, ...], views: list[ClipView]) -> list:
+    """Per clip, its outputs in `kinds` order ("caption", "objects"), or an Unusable."""
     if len(kinds) == 2:
         notes = vision.describe_clips(views)
         return [n if isinstance(n, Unusable) else (n.caption, n.objects) for n in _checked(notes, views)]
@@ -74,20 +76,35 @@ def _checked(values: Sequence[ClipNotes | Any], views: list[ClipView]) -> Sequen
     return values
 
 
-def describe_pending(
+@dataclass
+class Pending:
+    """What a pass over some videos has to do: per set of outputs a clip still needs, those
+    clips; and a result per stage, counting what is already done."""
+
+    outputs: tuple[Output, ...]
+    kinds: dict[str, str]
+    """Output stage → the vision task kind that fills it ("caption" or "objects")."""
+    results: dict[str, StageResult]
+    by_needs: dict[tuple[Output, ...], list[ClipSources]]
+
+    def kinds_of(self, outputs: tuple[Output, ...]) -> tuple[str, ...]:
+        return tuple(self.kinds[o.stage] for o in outputs)
+
+    @property
+    def label(self) -> str:
+        return "+".join(o.stage for o in self.outputs)
+
+
+def pending_clips(
     store: Store,
-    vision: Callable[[], VisionTasks],
     video_ids: Sequence[str],
-    batch_size: int,
-    progress: ProgressFactory | None,
     *,
     caption: Output | None = None,
     objects: Output | None = None,
     exclude: frozenset[str] = frozenset(),
-) -> dict[str, StageResult]:
-    """Fill `caption` and/or `objects` for every clip of these videos not yet done for it
-    (units in `exclude` are left alone). Returns a result per stage. `vision` builds the task
-    set on first use, so a run with nothing to do loads no model."""
+) -> Pending:
+    """The clips of these videos not yet done for `caption` and/or `objects` (units in
+    `exclude` left alone); a clip with nothing to look at is marked done here, with no model."""
     outputs = tuple(o for o in (caption, objects) if o is not None)
     kinds = {o.stage: k for o, k in ((caption, "caption"), (objects, "objects")) if o is not None}
     results = {o.stage: StageResult(o.stage) for o in outputs}
@@ -108,6 +125,31 @@ def describe_pending(
                     results[o.stage].done += 1
             continue
         by_needs.setdefault(needs, []).append(sources)
+    return Pending(outputs, kinds, results, by_needs)
+
+
+def stopped_failures(pending: Pending, reason: str, left: int) -> None:
+    """A backend failure ended the pass: one failure per stage saying how much is left."""
+    for o in pending.outputs:
+        pending.results[o.stage].failures.append((o.stage, f"{reason} ({left} clips left to do; re-run ingest to resume)"))
+
+
+def describe_pending(
+    store: Store,
+    vision: Callable[[], VisionTasks],
+    video_ids: Sequence[str],
+    batch_size: int,
+    progress: ProgressFactory | None,
+    *,
+    caption: Output | None = None,
+    objects: Output | None = None,
+    exclude: frozenset[str] = frozenset(),
+) -> dict[str, StageResult]:
+    """Fill `caption` and/or `objects` for every clip of these videos not yet done for it
+    (units in `exclude` are left alone). Returns a result per stage. `vision` builds the task
+    set on first use, so a run with nothing to do loads no model."""
+    pending = pending_clips(store, video_ids, caption=caption, objects=objects, exclude=exclude)
+    results, by_needs = pending.results, pending.by_needs
     if not by_needs:
         return results
 
@@ -119,14 +161,13 @@ def describe_pending(
         for i in range(0, len(group), plan.size)
     ]
     total = sum(len(b.sources) for b in batches)
-    label = "+".join(o.stage for o in outputs)
-    bar = progress(total, label) if progress else None
+    bar = progress(total, pending.label) if progress else None
 
     def infer(loaded: _Loaded) -> list:
         views = [v for v in loaded.views if isinstance(v, ClipView)]
         if not views:
             return []
-        return _ask(tasks, loaded.batch.outputs, tuple(kinds[o.stage] for o in loaded.batch.outputs), views)
+        return ask(tasks, pending.kinds_of(loaded.batch.outputs), views)
 
     left = total
     stopped: str | None = None
@@ -169,10 +210,7 @@ def describe_pending(
     if bar is not None:
         bar.close()
     if stopped is not None:
-        for o in outputs:
-            results[o.stage].failures.append(
-                (o.stage, f"{stopped} ({left} clips left to do; re-run ingest to resume)")
-            )
+        stopped_failures(pending, stopped, left)
     return results
 
 
@@ -188,22 +226,29 @@ def _load(batch: _Batch) -> _Loaded:
 
 def _commit(store: Store, loaded: _Loaded, answers: list, results: dict[str, StageResult]) -> None:
     """Each clip of a finished batch: its rows and marks in one transaction, or its failure."""
-    outputs = loaded.batch.outputs
     replies = iter(answers)
     for sources, view in zip(loaded.batch.sources, loaded.views):
-        unit = sources.clip.unit
-        if isinstance(view, StoreError):
+        answer = view if isinstance(view, StoreError) else next(replies)
+        commit_clip(store, loaded.batch.outputs, sources.clip, answer, results)
+
+
+def commit_clip(
+    store: Store, outputs: tuple[Output, ...], clip: ClipRow, answer: Any, results: dict[str, StageResult]
+) -> None:
+    """One clip's answer (its outputs in `outputs` order, an Unusable, or the StoreError that
+    kept its frames from the model): its rows and marks in one transaction, or its failure."""
+    unit = clip.unit
+    if isinstance(answer, StoreError):
+        for o in outputs:
+            results[o.stage].failures.append((unit, str(answer)))
+        return
+    with store.transaction() as tx:
+        if isinstance(answer, Unusable):
             for o in outputs:
-                results[o.stage].failures.append((unit, str(view)))
-            continue
-        answer = next(replies)
-        with store.transaction() as tx:
-            if isinstance(answer, Unusable):
-                for o in outputs:
-                    Store.mark_failed(tx, o.stage, unit, answer.error, answer.reply)
-                    results[o.stage].failures.append((unit, f"{answer.error} (recorded; re-run ingest to retry)"))
-                continue
-            for o, value in zip(outputs, answer):
-                o.write(tx, sources.clip, value)
-                Store.mark_done(tx, o.stage, unit)
-                results[o.stage].done += 1
+                Store.mark_failed(tx, o.stage, unit, answer.error, answer.reply)
+                results[o.stage].failures.append((unit, f"{answer.error} (recorded; re-run ingest to retry)"))
+            return
+        for o, value in zip(outputs, answer):
+            o.write(tx, clip, value)
+            Store.mark_done(tx, o.stage, unit)
+            results[o.stage].done += 1

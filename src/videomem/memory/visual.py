@@ -34,10 +34,11 @@ from __future__ import annotations
 
 import bisect
 import json
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from PIL import Image
 
 from videomem.config import PipelineConfig, VisualSettings
 from videomem.errors import ConfigError, ModelError, StoreError
@@ -175,22 +176,36 @@ class VisualMemory:
         result = StageResult(STAGE, skipped=len(segments) - len(pending), failures=failures)
         bar = progress(len(pending), STAGE, unit="segment") if progress else None
         handled = 0
-        for batch in _batches(pending, self.models.cfg.visual_embedder.batch_size):
-            try:
-                result.done += self._embed(batch, identity, result)
-            except ModelError as exc:
-                left = len(pending) - handled
-                result.failures.append((STAGE, f"{exc} ({left} segments left unembedded; re-run ingest to resume)"))
-                break
-            finally:
+        try:
+            for batch, readable, pooled in self.embedded(_batches(pending, self.models.cfg.visual_embedder.batch_size), result):
+                result.done += self._store(readable, pooled, identity)
                 handled += len(batch)
                 if bar is not None:
                     bar.update(len(batch))
+        except ModelError as exc:
+            left = len(pending) - handled
+            result.failures.append((STAGE, f"{exc} ({left} segments left unembedded; re-run ingest to resume)"))
         if bar is not None:
             bar.close()
         self.index.refresh()
         self.index.ensure(progress)
         return result
+
+    def embedded(
+        self, batches: list[list[Segment]], result: StageResult
+    ) -> Iterator[tuple[list[Segment], list[Segment], np.ndarray]]:
+        """Per batch of segments: the batch, its segments whose frames could be read (the others
+        are reported in `result`) and their pooled vectors, row by row."""
+        for batch in batches:
+            readable, images = [], []
+            for segment in batch:
+                try:
+                    images.append([open_frame(self.store.root, path) for path in segment.frames])
+                except StoreError as exc:
+                    result.failures.append((segment.unit, str(exc)))
+                    continue
+                readable.append(segment)
+            yield batch, readable, pooled_vectors(self.embedder, images)
 
     def plan(self, seconds: float, video_ids: Sequence[str]) -> tuple[list[Segment], list[tuple[str, str]]]:
         """The segments of these videos that are sampled, and a failure per video that has
@@ -237,28 +252,9 @@ class VisualMemory:
         for key in gone:
             del stored[key]
 
-    def _embed(self, batch: list[Segment], identity: str, result: StageResult) -> int:
-        """Embed and store a batch of segments, one transaction per segment; a segment with an
-        unreadable frame is reported and left out. Returns how many were stored."""
-        readable, images = [], []
-        for segment in batch:
-            try:
-                frames = [open_frame(self.store.root, path) for path in segment.frames]
-            except StoreError as exc:
-                result.failures.append((segment.unit, str(exc)))
-                continue
-            readable.append(segment)
-            images += frames
-        if not images:
-            return 0
-        vectors = np.asarray(self.embedder.embed_images(images), dtype=np.float32)
-        if vectors.shape != (len(images), self.embedder.dim):
-            raise RuntimeError(f"embed_images returned shape {vectors.shape} for {len(images)} images")
-        offset = 0
-        for segment in readable:
-            pooled = vectors[offset : offset + len(segment.frames)].mean(axis=0)
-            pooled /= max(float(np.linalg.norm(pooled)), 1e-12)
-            offset += len(segment.frames)
+    def _store(self, segments: list[Segment], pooled: np.ndarray, identity: str) -> int:
+        """Store embedded segments, one transaction per segment. Returns how many were stored."""
+        for segment, vector in zip(segments, pooled):
             with self.store.transaction() as tx:
                 tx.execute(
                     "INSERT INTO visual_segments (video_id, idx, t_start, t_end, frames_json, embedder, vector) "
@@ -266,10 +262,10 @@ class VisualMemory:
                     "t_start = excluded.t_start, t_end = excluded.t_end, frames_json = excluded.frames_json, "
                     "embedder = excluded.embedder, vector = excluded.vector",
                     (segment.video_id, segment.idx, segment.t_start, segment.t_end, json.dumps(segment.frames),
-                     identity, pooled.tobytes()),
+                     identity, np.asarray(vector, dtype=np.float32).tobytes()),
                 )
                 Store.mark_done(tx, STAGE, segment.unit)
-        return len(readable)
+        return len(segments)
 
     # ------------------------------------------------------------ retrieve
 
@@ -350,6 +346,23 @@ class VisualMemory:
                 f"{self.store.root}: visual memory was embedded by {other[0]}, this models profile embeds with "
                 f"{identity}; search with the profile it was built with, or re-run ingest with the visual stage and this one"
             )
+
+
+def pooled_vectors(embedder: VisualEmbedder, images: Sequence[Sequence[Image.Image]]) -> np.ndarray:
+    """One L2-normalised mean of the frame embeddings per segment (`images`: its frames)."""
+    flat = [image for frames in images for image in frames]
+    if not flat:
+        return np.zeros((0, embedder.dim), dtype=np.float32)
+    vectors = np.asarray(embedder.embed_images(flat), dtype=np.float32)
+    if vectors.shape != (len(flat), embedder.dim):
+        raise RuntimeError(f"embed_images returned shape {vectors.shape} for {len(flat)} images")
+    pooled = np.zeros((len(images), embedder.dim), dtype=np.float32)
+    offset = 0
+    for row, frames in enumerate(images):
+        mean = vectors[offset : offset + len(frames)].mean(axis=0)
+        pooled[row] = mean / max(float(np.linalg.norm(mean)), 1e-12)
+        offset += len(frames)
+    return pooled
 
 
 def _batches(segments: list[Segment], max_frames: int) -> list[list[Segment]]:

@@ -8,7 +8,7 @@ the objects stage then only consolidates.
 from __future__ import annotations
 
 from videomem.memory import events, objects
-from videomem.memory.vision_pass import describe_pending
+from videomem.memory.vision_pass import Output, describe_pending
 from videomem.pipeline.base import StageContext, StageResult, VideoSource
 from videomem.store import Store
 
@@ -19,12 +19,9 @@ class CaptionStage:
     def run(self, ctx: StageContext, sources: list[VideoSource]) -> StageResult:
         also_objects = objects.OUTPUT if objects.STAGE in ctx.stages else None
         video_ids = [s.video_id for s in sources]
-        results = describe_pending(
-            ctx.store,
-            lambda: ctx.models.vision,
+        results = self.describe(
+            ctx,
             video_ids,
-            ctx.pipeline.caption_batch_size,
-            ctx.progress,
             caption=events.OUTPUT,
             objects=also_objects,
             exclude=frozenset(events.imported_captions(ctx.store, video_ids)),  # captioned; objects read from text
@@ -33,6 +30,21 @@ class CaptionStage:
             ctx.ahead[objects.STAGE] = results[objects.STAGE]
         events.EventMemory(ctx.store, ctx.models).refresh(ctx.progress)
         return results[events.STAGE]
+
+    def describe(
+        self, ctx: StageContext, video_ids: list[str], *, caption: Output, objects: Output | None, exclude: frozenset[str]
+    ) -> dict[str, StageResult]:
+        """The vision pass over the clips still to do, with the models in this process."""
+        return describe_pending(
+            ctx.store,
+            lambda: ctx.models.vision,
+            video_ids,
+            ctx.pipeline.caption_batch_size,
+            ctx.progress,
+            caption=caption,
+            objects=objects,
+            exclude=exclude,
+        )
 
     def reset(self, store: Store, sources: list[VideoSource]) -> None:
         events.reset(store, [s.video_id for s in sources])

@@ -17,6 +17,7 @@ from videomem.errors import ConfigError, VideomemError
 from videomem.models.base import Usage
 from videomem.models.registry import ModelSet
 from videomem.pipeline.base import Stage, StageContext, StageResult, VideoSource
+from videomem.pipeline.ray_runner import RAY_STAGES, RayOptions, connect, ray_stage
 from videomem.store import Store
 from videomem.store.vectors import ProgressFactory
 from videomem.timeline import TimelineKind, egolife_start
@@ -40,7 +41,10 @@ _STAGE_CLASSES = {
 assert tuple(_STAGE_CLASSES) == STAGE_ORDER
 
 
-def build_stage(name: str) -> Stage:
+def build_stage(name: str, ray: RayOptions | None = None) -> Stage:
+    """The stage `name`; with `ray`, its Ray version when its clip-level work runs on a cluster."""
+    if ray is not None and name in RAY_STAGES:
+        return ray_stage(name, ray)
     module, cls = _STAGE_CLASSES[name].split(":")
     return getattr(importlib.import_module(module), cls)()
 
@@ -122,19 +126,23 @@ def ingest(
     bars: ProgressFactory | None = None,
     captions: str | Path | None = None,
     transcripts: str | Path | None = None,
+    ray: RayOptions | None = None,
 ) -> IngestReport:
     """Run the pipeline's stages (or `stages`) over `paths` into `store`.
 
     A bad file is reported in the result and skipped; the others are ingested. `bars` replaces
     the terminal's progress bars (`StageContext.progress`), for a caller that reports progress.
     `captions` and `transcripts` are EgoLifeCap directories imported right after sampling
-    (pipeline/imports.py).
+    (pipeline/imports.py). With `ray`, decoding, the vision pass and the visual embeddings run
+    on a Ray cluster (pipeline/ray_runner.py); the store is written here all the same.
     """
     chosen = tuple(stages) if stages else pipeline.stages
     unknown = [s for s in chosen if s not in STAGE_ORDER]
     if unknown:
         raise ConfigError(f"--stages: unknown stage {unknown[0]!r}; allowed: {', '.join(STAGE_ORDER)}")
     imports = _import_stages(captions, transcripts, timeline)
+    if ray is not None:
+        connect(ray)
     with store.writer():
         sources, failures = discover_sources(paths, timeline)
         sources, conflicts = _same_files(store, sources, replace=force)
@@ -151,7 +159,7 @@ def ingest(
             bars=bars,
             stages=chosen,
         )
-        run = [build_stage(name) for name in STAGE_ORDER if name in chosen]
+        run = [build_stage(name, ray) for name in STAGE_ORDER if name in chosen]
         after_sample = 1 if run and run[0].name == "sample" else 0
         run[after_sample:after_sample] = imports
         if force:  # all first: a stage may do a later stage's work in its pass (caption writes objects)

@@ -7,6 +7,8 @@ whose transaction never committed is simply written again.
 
 Unit keys are `"{video_id}:{clip index}"`. With `--workers N`, N processes decode and write
 JPEGs for different videos (or parts of one long video); only the main process writes SQLite.
+With `--ray` (pipeline/ray_runner.py), decode tasks on the cluster run `encode_clips` and send the
+JPEG bytes back, and this process writes them (`save_frames`) before committing each clip.
 
 A frame is stored only inside its own clip's time range. A clip the video has no frame for (a
 long gap between frames, or past the end of a cut-off file) is recorded with no frames; when
@@ -17,6 +19,7 @@ touching no row, so nothing built on those frames is redone.
 
 from __future__ import annotations
 
+import io
 import json
 import math
 import multiprocessing
@@ -84,22 +87,48 @@ class SampledClip:
     frames: tuple[SampledFrame, ...]
 
 
-def sample_clips(job: ClipJob) -> Iterator[SampledClip]:
-    """Decode each clip's frames and write them as JPEG; yields clip by clip."""
-    root = Path(job.store_root)
-    (root / "frames" / job.video_id).mkdir(parents=True, exist_ok=True)
+@dataclass(frozen=True)
+class EncodedClip:
+    """A sampled clip whose frames are JPEG bytes not yet in the store: what a remote decode
+    worker sends back (`save_frames` writes them)."""
+
+    clip: ClipSpan
+    frames: tuple[SampledFrame, ...]
+    jpegs: tuple[bytes, ...]
+
+
+def encode_clips(job: ClipJob) -> Iterator[EncodedClip]:
+    """Decode each clip's frames and encode them as JPEG; yields clip by clip. Reads only the
+    video file, writes nothing."""
     with FrameSampler(job.info, max_side=job.max_side) as sampler:
         for clip in job.clips:
             frames = sampler.read(clip.frame_requests(job.frames_per_clip, job.tolerance))
-            written = []
+            kept, jpegs = [], []
             for k, frame in enumerate(frames):
                 if frame is None or not clip.t_start - EDGE <= frame.t <= clip.t_end + EDGE:
                     continue
-                rel = frame_relpath(job.video_id, clip.index, k)
-                Image.fromarray(frame.image).save(root / rel, "JPEG", quality=job.jpeg_quality)
+                buffer = io.BytesIO()
+                Image.fromarray(frame.image).save(buffer, "JPEG", quality=job.jpeg_quality)
                 height, width = frame.image.shape[:2]
-                written.append(SampledFrame(frame.t, rel, width, height))
-            yield SampledClip(clip, tuple(written))
+                kept.append(SampledFrame(frame.t, frame_relpath(job.video_id, clip.index, k), width, height))
+                jpegs.append(buffer.getvalue())
+            yield EncodedClip(clip, tuple(kept), tuple(jpegs))
+
+
+def save_frames(root: Path, encoded: EncodedClip) -> SampledClip:
+    """Write an encoded clip's JPEGs under the store root; the clip as the store records it."""
+    for frame, jpeg in zip(encoded.frames, encoded.jpegs):
+        path = root / frame.path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(jpeg)
+    return SampledClip(encoded.clip, encoded.frames)
+
+
+def sample_clips(job: ClipJob) -> Iterator[SampledClip]:
+    """Decode each clip's frames and write them as JPEG; yields clip by clip."""
+    root = Path(job.store_root)
+    for encoded in encode_clips(job):
+        yield save_frames(root, encoded)
 
 
 def _sample_all(job: ClipJob) -> list[SampledClip]:
@@ -120,6 +149,8 @@ class _Video:
 
 class SampleStage:
     name = STAGE
+    max_chunk: int | None = None
+    """Most clips in one decode job (None: as many as splitting over the workers gives)."""
 
     def run(self, ctx: StageContext, sources: list[VideoSource]) -> StageResult:
         result = StageResult(self.name)
@@ -143,12 +174,12 @@ class SampleStage:
             except VideomemError as exc:
                 result.failures.append((str(source.path), _reason(exc, source.path)))
             videos[source.video_id] = _Video(source, info, align(segments, clips))
-            jobs += _jobs(store, cfg, info, source.video_id, todo, ctx.workers)
+            jobs += _jobs(store, cfg, info, source.video_id, todo, ctx.workers, self.max_chunk)
 
         failed: set[str] = set()
         empty: dict[str, set[int]] = {}
         with ctx.progress(sum(len(j.clips) for j in jobs), desc="sample") as bar:
-            for job, outcome in _outcomes(jobs, ctx.workers):
+            for job, outcome in self.outcomes(ctx, jobs):
                 video = videos[job.video_id]
                 if isinstance(outcome, VideoError):
                     if job.video_id not in failed:
@@ -165,6 +196,11 @@ class SampleStage:
             if len(plan_clips(video.info.duration, cfg.clip_seconds)) - 1 in indices and video_id not in failed:
                 result.failures.append((str(video.source.path), _truncated(video, indices)))
         return result
+
+    def outcomes(self, ctx: StageContext, jobs: list[ClipJob]) -> Iterator[tuple[ClipJob, SampledClip | VideoError]]:
+        """Each job's sampled clips, their frames written to the store, as they are ready (or
+        the VideoError that stopped the job): here in this process or in `--workers` processes."""
+        return _outcomes(jobs, ctx.workers)
 
     def reset(self, store: Store, sources: list[VideoSource]) -> None:
         """Forget these videos, their clips and everything built on them: rows in any table that
@@ -256,13 +292,20 @@ def _record_video(store: Store, source: VideoSource, info: VideoInfo) -> None:
 
 
 def _jobs(
-    store: Store, cfg: PipelineConfig, info: VideoInfo, video_id: str, todo: list[ClipSpan], workers: int
+    store: Store,
+    cfg: PipelineConfig,
+    info: VideoInfo,
+    video_id: str,
+    todo: list[ClipSpan],
+    workers: int,
+    max_chunk: int | None = None,
 ) -> list[ClipJob]:
     """One job per video when decoding in-process; with workers, long videos are split so that
-    several processes can share one video."""
+    several processes can share one video; no job holds more than `max_chunk` clips."""
     if not todo:
         return []
     size = len(todo) if workers <= 1 else max(MIN_CHUNK, math.ceil(len(todo) / workers))
+    size = min(size, max_chunk or size)
     return [
         ClipJob(
             info=info,

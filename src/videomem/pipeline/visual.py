@@ -11,8 +11,11 @@ class VisualStage:
     name = visual.STAGE
 
     def run(self, ctx: StageContext, sources: list[VideoSource]) -> StageResult:
-        memory = visual.VisualMemory(ctx.store, ctx.models)
-        return memory.build(ctx.pipeline, [s.video_id for s in sources], ctx.progress)
+        return self.memory(ctx).build(ctx.pipeline, [s.video_id for s in sources], ctx.progress)
+
+    def memory(self, ctx: StageContext) -> visual.VisualMemory:
+        """The memory that embeds the segments: with the models in this process."""
+        return visual.VisualMemory(ctx.store, ctx.models)
 
     def reset(self, store: Store, sources: list[VideoSource]) -> None:
         visual.reset(store, [s.video_id for s in sources])

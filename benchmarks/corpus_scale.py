@@ -1,0 +1,197 @@
+"""A week of one participant's captions (44 h, EgoLife-sized) built into a store with every memory.
+
+No video is decoded: `benchmarks/ppr.py`'s generator writes 44 h / 30 s = 5,280 captions
+(power-law entities, about 50,000 facts) and they are stored the way `ingest --captions` stores
+EgoLifeCap's: one video per recorded hour on the week's timeline (DAYd_..._HH0000), one 30-s
+clip per caption with `events.source = 'egolifecap'`, and one small frame per clip (a colour
+swatch) so that visual memory has segments to embed. Then the corpus-level stages run with the
+project's code and the offline profile (MiniLM text embeddings, spaCy triplets, extractive
+summaries) under pipelines/egolife.yaml: `caption` (only the caption index: imported captions
+need no vision call), `objects` (records read from the caption text, then consolidation),
+`episodic` (30 s, 3 min, 10 min, 1 h, a graph per scale), `semantic` and `visual`. Visual
+memory's embedder is a 4x4-thumbnail stand-in (the offline one runs its detectors on every frame,
+model time this benchmark does not measure); every other model is the offline profile's.
+
+Printed: seconds per stage (wall, and the seconds the models metered), peak RSS of the
+process, bytes on disk, then p50 / p95 of each memory tool's `retrieve` (QUERIES queries with a
+query time in the second half of the corpus, after one warm-up call that loads the indexes) and
+of a whole offline `ask` with agents/full.yaml (ASKS questions). Targets (issue 14): build
+excluding model calls < 120 s, RSS < 2 GB, each tool p50 < 100 ms, ask p50 < 1 s.
+
+Last line: `corpus 44h: build N s, rss N MB, ask p50 N ms` (build = wall seconds of all stages,
+model calls included). `--hours 4` measures the 4-hour corpus the growth in docs/scale.md
+compares with; `--stages` builds some of the stages only (a memory not built is still timed,
+empty).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import io
+import resource
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+from PIL import Image
+from ppr import passages
+
+from videomem.agent.react import Agent
+from videomem.config import default_path, load_agent, load_pipeline
+from videomem.memory.registry import MEMORIES
+from videomem.models.registry import ModelSet
+from videomem.pipeline.base import StageContext, VideoSource
+from videomem.pipeline.runner import build_stage
+from videomem.store import Store
+from videomem.video.egolifecap import SOURCE
+
+CLIP = 30.0
+DAY_HOURS = range(10, 21)
+"""Recorded hours of a day (11 a day, 44 h over four days, as EgoLife's participants)."""
+STAGES = ("caption", "objects", "episodic", "semantic", "visual")
+QUERIES, ASKS, TOP_K = 30, 8, 5
+
+
+class ThumbnailEmbedder:
+    """Visual embedder stand-in: a frame's 4x4 colour thumbnail; a text is hashed to a unit vector."""
+
+    dim = 48
+
+    def embed_images(self, images: Sequence[Image.Image]) -> np.ndarray:
+        out = np.stack([np.asarray(i.convert("RGB").resize((4, 4)), np.float32).ravel() + 1.0 for i in images])
+        return out / np.linalg.norm(out, axis=1, keepdims=True)
+
+    def embed_texts(self, texts: Sequence[str]) -> np.ndarray:
+        out = np.empty((len(texts), self.dim), np.float32)
+        for row, text in enumerate(texts):
+            seed = int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "little")
+            out[row] = np.abs(np.random.default_rng(seed).standard_normal(self.dim))
+        return out / np.linalg.norm(out, axis=1, keepdims=True)
+
+
+def hours_of_week(hours: int) -> list[tuple[str, float]]:
+    """(video id, offset) of each recorded hour, day by day."""
+    slots = [(day, hour) for day in range(1, 8) for hour in DAY_HOURS][:hours]
+    return [(f"DAY{day}_A1_JAKE_{hour:02d}000000", (day - 1) * 86400.0 + hour * 3600.0) for day, hour in slots]
+
+
+def swatch(text: str) -> bytes:
+    """A 32x18 JPEG of one colour picked by the caption's first entity."""
+    digest = hashlib.blake2b(text.split(":", 1)[-1].split(" holds")[0].encode(), digest_size=3).digest()
+    buffer = io.BytesIO()
+    Image.new("RGB", (32, 18), tuple(digest)).save(buffer, "JPEG", quality=85)
+    return buffer.getvalue()
+
+
+def write_corpus(store: Store, hours: int) -> tuple[list[VideoSource], list[str]]:
+    """Videos, clips, one frame and one imported caption per clip, one transaction per hour."""
+    captions = [p.text for p in passages(np.random.default_rng(0), hours)]
+    per_video = int(3600 / CLIP)
+    sources = []
+    for v, (video_id, offset) in enumerate(hours_of_week(hours)):
+        (store.frames_dir / video_id).mkdir(parents=True, exist_ok=True)
+        with store.transaction() as tx:
+            tx.execute(
+                "INSERT INTO videos (id, path, t_offset, duration, fps, n_frames, width, height, rotation, probe_json)"
+                " VALUES (?, ?, ?, 3600, 20, 72000, 32, 18, 0, '{}')",
+                (video_id, f"{video_id}.mp4", offset),
+            )
+            for idx in range(per_video):
+                text = captions[v * per_video + idx]
+                t0 = offset + idx * CLIP
+                clip_id = tx.execute(
+                    "INSERT INTO clips (video_id, idx, t_start, t_end) VALUES (?, ?, ?, ?)", (video_id, idx, t0, t0 + CLIP)
+                ).lastrowid
+                relative = f"frames/{video_id}/{idx:06d}_0.jpg"
+                (store.root / relative).write_bytes(swatch(text))
+                tx.execute(
+                    "INSERT INTO frames (clip_id, video_id, t, path, width, height) VALUES (?, ?, ?, ?, 32, 18)",
+                    (clip_id, video_id, t0 + CLIP / 2, relative),
+                )
+                tx.execute(
+                    "INSERT INTO events (clip_id, video_id, t_start, t_end, text, source) VALUES (?, ?, ?, ?, ?, ?)",
+                    (clip_id, video_id, t0, t0 + CLIP, text, SOURCE),
+                )
+                Store.mark_done(tx, "sample", f"{video_id}:{idx}")
+                Store.mark_done(tx, "caption", f"{video_id}:{idx}")
+        sources.append(VideoSource(Path(f"{video_id}.mp4"), video_id, offset))
+    return sources, captions
+
+
+def percentiles(seconds: list[float]) -> tuple[float, float]:
+    ms = sorted(s * 1e3 for s in seconds)
+    return statistics.median(ms), ms[min(len(ms) - 1, round(0.95 * (len(ms) - 1)))]
+
+
+def disk_bytes(root: Path) -> int:
+    return sum(p.stat().st_size for p in root.rglob("*") if p.is_file())
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--hours", type=int, default=44)
+    parser.add_argument("--stages", default=",".join(STAGES), help="stages to build (default: all of them)")
+    args = parser.parse_args()
+    hours, stages = args.hours, tuple(s for s in STAGES if s in args.stages.split(","))
+    rng = np.random.default_rng(1)
+    pipeline = load_pipeline(default_path("pipelines", "egolife")).model_copy(update={"imported_caption_language": None})
+    models = ModelSet.from_file(None)
+    models.__dict__["visual_embedder"] = ThumbnailEmbedder()  # the cached_property's slot
+    with tempfile.TemporaryDirectory() as tmp, Store(Path(tmp) / "store", create=True) as store:
+        started = time.perf_counter()
+        sources, captions = write_corpus(store, hours)
+        print(f"corpus: {hours} h, {len(sources)} videos, {len(captions):,} captions of {CLIP:g} s "
+              f"(written in {time.perf_counter() - started:.1f} s)")
+        ctx = StageContext(store, pipeline, lambda: models, show_progress=False, stages=stages)
+        build = build_model = 0.0
+        for name in stages:
+            spent, started = models.meter.total().seconds, time.perf_counter()
+            result = build_stage(name).run(ctx, sources)
+            wall, model = time.perf_counter() - started, models.meter.total().seconds - spent
+            build, build_model = build + wall, build_model + model
+            failed = f", {len(result.failures)} failed: {result.failures[0]}" if result.failures else ""
+            print(f"stage {name}: {wall:.1f} s, models metered {model:.1f} s, {result.done} done{failed}", flush=True)
+        print(f"build: {build:.1f} s, models metered {build_model:.1f} s (nested calls, an LLM task's own embeddings, "
+              "are metered under both roles, so this can exceed the wall time)")
+        for name, stats in ((n, MEMORIES[n].open(store, models, load_agent()).stats()) for n in MEMORIES):
+            print(f"memory {name}: " + ", ".join(f"{k} {v}" for k, v in stats.items()))
+        print(f"disk: {disk_bytes(store.root) / 2**20:,.1f} MB")
+
+        end = max(offset for _, offset in hours_of_week(hours)) + 3600
+        agent_cfg = load_agent(default_path("agents", "full"))
+        facts = [c.split(": ", 1)[1].split("; ")[0] for c in captions if c.split(": ", 1)[1]]
+        picks = [facts[i] for i in rng.choice(len(facts), QUERIES + ASKS, replace=False)]
+        untils = rng.uniform(end / 2, end, QUERIES + ASKS)
+        for name, registered in MEMORIES.items():
+            memory = registered.open(store, models, agent_cfg)
+            started = time.perf_counter()
+            memory.retrieve(picks[0], TOP_K, float(untils[0]))
+            first = time.perf_counter() - started
+            timings = []
+            for query, until in zip(picks[:QUERIES], untils[:QUERIES]):
+                started = time.perf_counter()
+                memory.retrieve(query, TOP_K, float(until))
+                timings.append(time.perf_counter() - started)
+            p50, p95 = percentiles(timings)
+            print(f"tool memory.{name}: p50 {p50:.1f} ms, p95 {p95:.1f} ms (first call {first * 1e3:.0f} ms)")
+        agent = Agent(store, models, agent_cfg)
+        timings = []
+        for fact, until in zip(picks[QUERIES:], untils[QUERIES:]):
+            started = time.perf_counter()
+            agent.ask(f"When did {fact} happen?", None, float(until))
+            timings.append(time.perf_counter() - started)
+        ask_p50, ask_p95 = percentiles(timings)
+        print(f"ask (agents/full.yaml, offline): p50 {ask_p50:.0f} ms, p95 {ask_p95:.0f} ms over {ASKS} questions")
+    rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"peak RSS: {rss_mb:,.0f} MB")
+    print(f"corpus {hours}h: build {build:.0f} s, rss {rss_mb:.0f} MB, ask p50 {ask_p50:.0f} ms")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
