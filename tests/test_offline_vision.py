@@ -128,6 +128,13 @@ def test_solid_red_frame_is_red(vision: OfflineVision) -> None:
     assert "The scene is still." in caption
 
 
+def test_a_frame_smaller_than_the_people_window_is_described_without_people(vision: OfflineVision) -> None:
+    tiny = Image.new("RGB", (64, 48), (230, 20, 20))  # under HOG's 64x128 window even at 1.5x
+    caption = vision.caption_clips([clip([tiny, tiny])])[0]
+    assert "The scene is mostly red." in caption
+    assert "person" not in caption and "people" not in caption
+
+
 def test_red_box_found_and_its_move_described(vision: OfflineVision) -> None:
     still = vision.extract_objects([clip([shapes_frame((40, 30)), shapes_frame((40, 30))])])[0]
     box = next(r for r in still if r.name == "red box")

@@ -2,7 +2,8 @@
 
 The detector's window is 64×128 pixels, so frames are enlarged (up to 1.5×) to find people
 down to a fifth or a quarter of the frame's height; it sees upright, mostly whole bodies and misses seated, partly hidden
-or very small people. Its raw output has duplicates and "group" boxes around several people;
+or very small people, and a frame too small for the window even when enlarged is reported as having
+nobody. Its raw output has duplicates and "group" boxes around several people;
 both are removed here.
 """
 
@@ -21,6 +22,8 @@ PYRAMID_STEP = 1.1
 """Scale step between detection passes; 1.05 finds ~15 % more people on vtest.avi at twice the cost."""
 MIN_WEIGHT = 0.5
 """SVM margin below which a window is not reported as a person."""
+WINDOW = (64, 128)
+"""The default people detector's window (width, height) in pixels."""
 
 
 @dataclass(frozen=True)
@@ -66,6 +69,8 @@ class PeopleDetector:
         scale = min(MAX_UPSCALE, DETECT_HEIGHT / rgb.shape[0])
         image = cv2.resize(rgb, None, fx=scale, fy=scale, interpolation=cv2.INTER_LINEAR) if scale > 1 else rgb
         scale = max(scale, 1.0)
+        if image.shape[1] < WINDOW[0] or image.shape[0] < WINDOW[1]:
+            return []  # no window fits, and OpenCV's detectMultiScale crashes the process on such a frame
         rects, weights = self._hog.detectMultiScale(image, winStride=(8, 8), padding=(8, 8), scale=PYRAMID_STEP)
         found = [
             Box(x / scale, y / scale, (x + w) / scale, (y + h) / scale, float(score))
