@@ -6,6 +6,8 @@ decoded; one test runs a generated video through the real ingest."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import json
 import os
 import signal
@@ -289,6 +291,20 @@ def test_offline_rerank_keeps_a_moment_fine_and_lifts_an_activity_to_the_window_
     candidates = [*fine, moment, coarse, diluted]
     assert rerank("paint the fence", candidates, Words())[0] == 20, "three fine matches inside: the activity"
     assert rerank("taxi at the gate", candidates, Words())[0] == 9, "one match, diluted above: the moment"
+
+    class Counting(Words):
+        def __init__(self) -> None:
+            self.texts: list[str] = []
+
+        def embed(self, texts: Sequence[str]) -> np.ndarray:
+            self.texts += texts
+            return super().embed(texts)
+
+    held = Counting()
+    vectors = Words().embed([c.text for c in candidates])
+    stored = [dataclasses.replace(c, vector=v) for c, v in zip(candidates, vectors)]
+    assert rerank("paint the fence", stored, held) == rerank("paint the fence", candidates, Words())
+    assert held.texts == ["paint the fence"], "candidates that carry their vector are not embedded again"
 
 
 def test_generated_video_short_event_from_fine_scale_long_activity_from_coarse(tmp_path: Path) -> None:

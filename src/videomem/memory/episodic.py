@@ -319,14 +319,17 @@ class EpisodicMemory:
                 visible=visible,
             )
             found = self._rows([i for i, _ in ranked])
+            embedded = graph.vectors_of([i for i, _ in ranked])
             best = max((s for _, s in ranked), default=0.0) or 1.0
-            for rank, (caption_id, score) in enumerate(ranked, start=1):
+            for rank, ((caption_id, score), embedding) in enumerate(zip(ranked, embedded), start=1):
                 row = found.get(caption_id)
                 if row is None:
                     continue  # rewritten since the graph was loaded
                 rows[caption_id], scores[caption_id] = row, score / best
                 candidates.append(
-                    RankCandidate(caption_id, row["text"], row["t_start"], row["t_end"], scale, rank, row["scope"])
+                    RankCandidate(
+                        caption_id, row["text"], row["t_start"], row["t_end"], scale, rank, row["scope"], embedding
+                    )
                 )
         if not candidates:
             return []

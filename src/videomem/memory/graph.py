@@ -173,6 +173,11 @@ class PassageGraph:
 
     def __post_init__(self) -> None:
         self._walks: dict[bytes | None, PageRank] = {}
+        self._row_of = {int(p): row for row, p in enumerate(self.passage_ids)}
+
+    def vectors_of(self, passage_ids: Sequence[int]) -> np.ndarray:
+        """The stored embeddings of these passages, by passage row id."""
+        return self.passage_vectors[[self._row_of[i] for i in passage_ids]]
 
     # ------------------------------------------------------------ build
 

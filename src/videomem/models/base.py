@@ -273,6 +273,9 @@ class RankCandidate:
     timeline: str = ""
     """Candidates on one timeline may contain each other: a video's id when every video starts
     at 0, '' on a corpus timeline (EgoLife)."""
+    vector: np.ndarray | None = field(default=None, compare=False, repr=False)
+    """Its text embedding when the memory already holds one (the episodic graphs do), so that a
+    re-rank by similarity does not embed every candidate again for every query."""
 
 
 class RankingOut(BaseModel):

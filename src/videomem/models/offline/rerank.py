@@ -53,8 +53,10 @@ def rerank(query: str, candidates: Sequence[RankCandidate], embedder: TextEmbedd
     """Candidate ids, best first (all of them: this rule never judges a caption irrelevant)."""
     if not candidates:
         return []
-    vectors = embedder.embed([query, *(c.text for c in candidates)])
-    similarity = vectors[1:] @ vectors[0]
+    missing = [c.text for c in candidates if c.vector is None]
+    embedded = iter(embedder.embed([query, *missing]))
+    query_vector = next(embedded)
+    similarity = np.array([(c.vector if c.vector is not None else next(embedded)) @ query_vector for c in candidates])
     fused = 1 / (RRF_K + np.array([c.rank for c in candidates])) + 1 / (RRF_K + _ranks(similarity))
     order = sorted(range(len(candidates)), key=lambda i: (-fused[i], candidates[i].scale, candidates[i].t_start))
 
