@@ -205,8 +205,8 @@ def describe_pending(
                 if bar is not None:
                     bar.update(len(loaded.batch.sources))
             top_up()
-        for pending in loads:
-            pending.cancel()
+        for load in loads:
+            load.cancel()
     if bar is not None:
         bar.close()
     if stopped is not None:
