@@ -213,11 +213,12 @@ def main() -> int:
             print(f"memory {name}: " + ", ".join(f"{k} {v}" for k, v in stats.items()))
         print(f"disk: {disk_bytes(store.root) / 2**20:,.1f} MB")
 
-        end = max(offset for _, offset in hours_of_week(hours)) + 3600
+        offsets = [offset for _, offset in hours_of_week(hours)]
+        start, end = min(offsets), max(offsets) + 3600
         agent_cfg = load_agent(default_path("agents", "full"))
         facts = [c.split(": ", 1)[1].split("; ")[0] for c in captions if c.split(": ", 1)[1]]
         picks = [facts[i] for i in rng.choice(len(facts), QUERIES + ASKS, replace=False)]
-        untils = rng.uniform(end / 2, end, QUERIES + ASKS)
+        untils = rng.uniform((start + end) / 2, end, QUERIES + ASKS)  # the second half of the footage
         for name, registered in MEMORIES.items():
             memory = registered.open(store, models, agent_cfg)
             started = time.perf_counter()

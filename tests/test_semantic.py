@@ -12,7 +12,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-from memory_stores import offline_models
+from memory_stores import CountingEmbedder, offline_models
 
 from videomem.config import PipelineConfig, SemanticSettings
 from videomem.errors import MalformedOutputError
@@ -197,17 +197,6 @@ def test_a_failed_segment_stops_the_run_and_the_rerun_ends_as_a_clean_run(tmp_pa
     assert contents(store) == contents(clean) != []
 
 
-class _Counting:
-    """The offline text embedder, counting the texts it embeds."""
-
-    def __init__(self, real) -> None:
-        self.real, self.dim, self.texts = real, real.dim, 0
-
-    def embed(self, texts):
-        self.texts += len(texts)
-        return self.real.embed(texts)
-
-
 def test_adding_days_embeds_only_their_own_texts_however_long_the_history(tmp_path: Path) -> None:
     """Work per added segment is bounded: recall reads the earlier facts' stored vectors and
     consolidation the saved graph's, so two more days cost the same embeddings after two days
@@ -223,7 +212,7 @@ def test_adding_days_embeds_only_their_own_texts_however_long_the_history(tmp_pa
         assert store.query("SELECT COUNT(*) FROM semantic_triplets WHERE retired_at IS NULL")[0][0] == 1 + days // 2
         _add_days(store, {days + 1 + n: facts for n, facts in enumerate(new_days)})
         real = offline_models()
-        embedder = _Counting(real.text_embedder)
+        embedder = CountingEmbedder(real.text_embedder)
         models = SimpleNamespace(cfg=real.cfg, text_embedder=embedder, language=real.language)
         assert SemanticMemory(store, models).build(PIPELINE).done == 2
         assert {tuple(r) for r in store.query("SELECT subject, relation, object FROM semantic_triplets")} >= {
