@@ -18,6 +18,11 @@ query time in the second half of the corpus, after one warm-up call that loads t
 of a whole offline `ask` with agents/full.yaml (ASKS questions). Targets (issue 14): build
 excluding model calls < 120 s, RSS < 2 GB, each tool p50 < 100 ms, ask p50 < 1 s.
 
+With the semantic stage built, the same corpus at half the hours is built first (fresh models,
+stages up to semantic) and the two semantic stages are compared in one line, `semantic growth
+Nh->2Nh: N.Nx time, N.Nx texts embedded for 2x captions` (texts the embedding model was given;
+its time depends on the machine's load, the count does not).
+
 Last line: `corpus 44h: build N s, rss N MB, ask p50 N ms` (build = wall seconds of all stages,
 model calls included). `--hours 4` measures the 4-hour corpus the growth in docs/scale.md
 compares with; `--stages` builds some of the stages only (a memory not built is still timed,
@@ -27,6 +32,8 @@ empty).
 from __future__ import annotations
 
 import argparse
+import multiprocessing
+import os
 import hashlib
 import io
 import resource
@@ -35,6 +42,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -123,6 +131,41 @@ def write_corpus(store: Store, hours: int) -> tuple[list[VideoSource], list[str]
     return sources, captions
 
 
+class CountingEmbedder:
+    """The text embedding model, counting the texts it is given."""
+
+    def __init__(self, model) -> None:  # noqa: ANN001 - a TextEmbedder
+        self.model, self.dim, self.texts = model, model.dim, 0
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        self.texts += len(texts)
+        return self.model.embed(texts)
+
+
+def offline_models() -> tuple[ModelSet, CountingEmbedder]:
+    """The offline profile with the stand-in visual embedder, and the counter of its text model
+    (under the memory of recent texts, so texts answered from memory are not counted)."""
+    models = ModelSet.from_file(None)
+    models.__dict__["visual_embedder"] = ThumbnailEmbedder()  # the cached_property's slot
+    counter = CountingEmbedder(models.text_embedder.embedder)
+    models.text_embedder.embedder = counter
+    return models, counter
+
+
+def semantic_cost(hours: int, pipeline) -> tuple[float, int]:  # noqa: ANN001 - PipelineConfig
+    """Seconds and embedded texts of the semantic stage on the corpus of `hours` (built up to it)."""
+    models, counter = offline_models()
+    stages = ("caption", "episodic", "semantic")
+    with tempfile.TemporaryDirectory() as tmp, Store(Path(tmp) / "store", create=True) as store:
+        sources, _ = write_corpus(store, hours)
+        ctx = StageContext(store, pipeline, lambda: models, show_progress=False, stages=stages)
+        for name in stages[:-1]:
+            build_stage(name).run(ctx, sources)
+        texts, started = counter.texts, time.perf_counter()
+        build_stage("semantic").run(ctx, sources)
+        return time.perf_counter() - started, counter.texts - texts
+
+
 def percentiles(seconds: list[float]) -> tuple[float, float]:
     ms = sorted(s * 1e3 for s in seconds)
     return statistics.median(ms), ms[min(len(ms) - 1, round(0.95 * (len(ms) - 1)))]
@@ -140,8 +183,11 @@ def main() -> int:
     hours, stages = args.hours, tuple(s for s in STAGES if s in args.stages.split(","))
     rng = np.random.default_rng(1)
     pipeline = load_pipeline(default_path("pipelines", "egolife")).model_copy(update={"imported_caption_language": None})
-    models = ModelSet.from_file(None)
-    models.__dict__["visual_embedder"] = ThumbnailEmbedder()  # the cached_property's slot
+    half = None
+    if "semantic" in stages and hours >= 2:  # in a process of its own, so this one's peak RSS is the main corpus's
+        with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
+            half = pool.submit(semantic_cost, hours // 2, pipeline).result()
+    models, counter = offline_models()
     with tempfile.TemporaryDirectory() as tmp, Store(Path(tmp) / "store", create=True) as store:
         started = time.perf_counter()
         sources, captions = write_corpus(store, hours)
@@ -150,23 +196,29 @@ def main() -> int:
         ctx = StageContext(store, pipeline, lambda: models, show_progress=False, stages=stages)
         build = build_model = 0.0
         for name in stages:
-            spent, started = models.meter.total().seconds, time.perf_counter()
+            spent, started, texts = models.meter.total().seconds, time.perf_counter(), counter.texts
             result = build_stage(name).run(ctx, sources)
             wall, model = time.perf_counter() - started, models.meter.total().seconds - spent
             build, build_model = build + wall, build_model + model
             failed = f", {len(result.failures)} failed: {result.failures[0]}" if result.failures else ""
-            print(f"stage {name}: {wall:.1f} s, models metered {model:.1f} s, {result.done} done{failed}", flush=True)
+            print(f"stage {name}: {wall:.1f} s, models metered {model:.1f} s, {counter.texts - texts:,} texts embedded, "
+                  f"{result.done} done{failed}", flush=True)
+            if name == "semantic" and half is not None:
+                print(f"semantic growth {hours // 2}h->{hours}h: {wall / half[0]:.1f}x time ({half[0]:.1f} -> {wall:.1f} s), "
+                      f"{(counter.texts - texts) / max(half[1], 1):.1f}x texts embedded ({half[1]:,} -> "
+                      f"{counter.texts - texts:,}) for {hours / (hours // 2):g}x captions", flush=True)
         print(f"build: {build:.1f} s, models metered {build_model:.1f} s (nested calls, an LLM task's own embeddings, "
               "are metered under both roles, so this can exceed the wall time)")
         for name, stats in ((n, MEMORIES[n].open(store, models, load_agent()).stats()) for n in MEMORIES):
             print(f"memory {name}: " + ", ".join(f"{k} {v}" for k, v in stats.items()))
         print(f"disk: {disk_bytes(store.root) / 2**20:,.1f} MB")
 
-        end = max(offset for _, offset in hours_of_week(hours)) + 3600
+        offsets = [offset for _, offset in hours_of_week(hours)]
+        start, end = min(offsets), max(offsets) + 3600
         agent_cfg = load_agent(default_path("agents", "full"))
         facts = [c.split(": ", 1)[1].split("; ")[0] for c in captions if c.split(": ", 1)[1]]
         picks = [facts[i] for i in rng.choice(len(facts), QUERIES + ASKS, replace=False)]
-        untils = rng.uniform(end / 2, end, QUERIES + ASKS)
+        untils = rng.uniform((start + end) / 2, end, QUERIES + ASKS)  # the second half of the footage
         for name, registered in MEMORIES.items():
             memory = registered.open(store, models, agent_cfg)
             started = time.perf_counter()
@@ -188,6 +240,7 @@ def main() -> int:
         ask_p50, ask_p95 = percentiles(timings)
         print(f"ask (agents/full.yaml, offline): p50 {ask_p50:.0f} ms, p95 {ask_p95:.0f} ms over {ASKS} questions")
     rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"load average (1, 5, 15 min): {', '.join(f'{x:.1f}' for x in os.getloadavg())}")
     print(f"peak RSS: {rss_mb:,.0f} MB")
     print(f"corpus {hours}h: build {build:.0f} s, rss {rss_mb:.0f} MB, ask p50 {ask_p50:.0f} ms")
     return 0

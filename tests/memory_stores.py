@@ -31,6 +31,17 @@ def offline_models() -> ModelSet:
     return ModelSet(load_models())
 
 
+class CountingEmbedder:
+    """A text embedder that counts the texts it is given and passes them to `real`."""
+
+    def __init__(self, real) -> None:
+        self.real, self.dim, self.texts = real, real.dim, 0
+
+    def embed(self, texts):
+        self.texts += len(texts)
+        return self.real.embed(texts)
+
+
 def text_picture(text: str | None) -> Image.Image:
     """A 320×180 frame showing `text` in black on a light panel (a plain blue-grey frame for None)."""
     image = Image.new("RGB", (320, 180), (90, 110, 150))

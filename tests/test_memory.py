@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
-from memory_stores import hand_store, offline_models, scripted_store
+from memory_stores import CountingEmbedder, hand_store, offline_models, scripted_store
 
 from videomem.config import PipelineConfig
 from videomem.errors import ModelError
@@ -87,15 +87,6 @@ def test_events_caption_every_clip_in_batches_and_resume(tmp_path: Path) -> None
     assert store.query("SELECT COUNT(*) FROM events")[0][0] == 7
 
 
-class _CountingEmbedder:
-    def __init__(self, real) -> None:
-        self.real, self.dim, self.texts = real, real.dim, 0
-
-    def embed(self, texts):
-        self.texts += len(texts)
-        return self.real.embed(texts)
-
-
 def _events_store(tmp_path: Path) -> Store:
     store = hand_store(tmp_path, [None] * 4)
     texts = [
@@ -151,7 +142,7 @@ def test_index_rebuilds_when_missing_or_rows_change(tmp_path: Path) -> None:
             "INSERT INTO events (clip_id, video_id, t_start, t_end, text) VALUES (?, 'v', 40, 50, 'Fireworks at night.')",
             (clip,),
         )
-    counting = _CountingEmbedder(models.text_embedder)
+    counting = CountingEmbedder(models.text_embedder)
     memory = EventMemory(store, _Swapped(text_embedder=counting))
     assert memory.index.ensure() is True
     assert memory.index._index.ntotal == 5 and counting.texts == 1  # appended: only the new row embedded

@@ -12,7 +12,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-from memory_stores import offline_models
+from memory_stores import CountingEmbedder, offline_models
 
 from videomem.config import PipelineConfig, SemanticSettings
 from videomem.errors import MalformedOutputError
@@ -195,3 +195,28 @@ def test_a_failed_segment_stops_the_run_and_the_rerun_ends_as_a_clean_run(tmp_pa
     resumed = SemanticMemory(store, offline_models()).build(PIPELINE)
     assert (resumed.done, resumed.skipped, resumed.failures) == (2, 2, [])
     assert contents(store) == contents(clean) != []
+
+
+def test_adding_days_embeds_only_their_own_texts_however_long_the_history(tmp_path: Path) -> None:
+    """Work per added segment is bounded: recall reads the earlier facts' stored vectors and
+    consolidation the saved graph's, so two more days cost the same embeddings after two days
+    of history as after eight (each history pair of days adds a habit that stays valid)."""
+    def history(days: int) -> dict[int, list[tuple[str, str, str]]]:
+        return {d: [("I", "drink", "tea"), ("I", "visit", f"museum {(d + 1) // 2}")] for d in range(1, days + 1)}
+
+    new_days = [[("I", "drink", "tea"), ("Bob", "play", "guitar")], [("I", "drink", "tea"), ("Bob", "play", "guitar")]]
+    counted = []
+    for days in (2, 8):
+        store = _store(tmp_path / f"history{days}", history(days))
+        SemanticMemory(store, offline_models()).build(PIPELINE)
+        assert store.query("SELECT COUNT(*) FROM semantic_triplets WHERE retired_at IS NULL")[0][0] == 1 + days // 2
+        _add_days(store, {days + 1 + n: facts for n, facts in enumerate(new_days)})
+        real = offline_models()
+        embedder = CountingEmbedder(real.text_embedder)
+        models = SimpleNamespace(cfg=real.cfg, text_embedder=embedder, language=real.language)
+        assert SemanticMemory(store, models).build(PIPELINE).done == 2
+        assert {tuple(r) for r in store.query("SELECT subject, relation, object FROM semantic_triplets")} >= {
+            ("I", "drink", "tea"), ("Bob", "play", "guitar")
+        }
+        counted.append(embedder.texts)
+    assert counted[0] == counted[1] > 0, f"texts embedded for two new days after 2 and 8 days of history: {counted}"

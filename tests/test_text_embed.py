@@ -11,6 +11,7 @@ import pytest
 from videomem.config import RoleConfig
 from videomem.errors import ModelError
 from videomem.models.base import UsageMeter
+from videomem.models.recent import RecentTexts
 from videomem.models.text_embed import SentenceTransformerEmbedder, offline_minilm_path
 
 
@@ -66,3 +67,42 @@ def test_missing_local_model_is_a_model_error(tmp_path: Path) -> None:
     with pytest.raises(ModelError, match="text_embedder: sentence-transformers cannot load") as info:
         SentenceTransformerEmbedder(str(empty), cfg, "text_embedder", UsageMeter())
     assert "\n" not in str(info.value)
+
+
+class _Hashed:
+    """A deterministic stand-in embedder that records every batch it is given."""
+
+    dim = 8
+
+    def __init__(self) -> None:
+        self.batches: list[list[str]] = []
+
+    def embed(self, texts):
+        self.batches.append(list(texts))
+        rows = [np.random.default_rng(sum(map(ord, t))).standard_normal(self.dim) for t in texts]
+        return np.array(rows, dtype=np.float32).reshape(len(texts), self.dim)
+
+
+def test_recent_texts_are_answered_from_memory_in_order_and_the_oldest_are_forgotten() -> None:
+    inner = _Hashed()
+    recent = RecentTexts(inner, size=3)
+    first = recent.embed(["question", "a caption", "question"])
+    assert inner.batches == [["question", "a caption"]], "a text is embedded once, even twice in one batch"
+    assert np.array_equal(first[0], first[2])
+    again = recent.embed(["another caption", "question"])
+    assert inner.batches[-1] == ["another caption"]
+    assert np.array_equal(again[1], first[0]) and np.array_equal(again[0], inner.embed(["another caption"])[0])
+    recent.embed(["x"])  # "a caption" is now the least recently used and goes; "question" was used since
+    inner.batches.clear()
+    recent.embed(["question", "a caption"])
+    assert inner.batches == [["a caption"]]
+    assert recent.embed([]).shape == (0, 8)
+
+
+def test_recent_texts_reject_a_malformed_embedder_reply() -> None:
+    class Short(_Hashed):
+        def embed(self, texts):
+            return super().embed(texts)[:, :4]
+
+    with pytest.raises(ValueError, match=r"expected \(1, 8\)"):
+        RecentTexts(Short()).embed(["hello"])

@@ -505,6 +505,11 @@ class SavedGraph:
             self._graph = graph
             return status
 
+    def last_saved(self) -> PassageGraph | None:
+        """The graph last saved with these settings, up to date or not (its vectors can seed a
+        `TextVectors`), or None."""
+        return self._read(None)
+
     @property
     def graph(self) -> PassageGraph:
         self.ensure()

@@ -9,11 +9,14 @@ scale whose captions have their midpoint in it.
 into semantic triplets (relations, habits, preferences, abilities), each with the episodic
 triplets that support it (`LanguageTasks.induce_semantic`). So that a habit seen on three
 different days can be recognised, the facts of earlier segments of the same timeline that are
-closest in meaning to the segment's own (`RECALL_K` each, from a FAISS index over the
-episodic facts, `RECALL_SIMILARITY`) go with them, labelled by segment.
+closest in meaning to the segment's own (`RECALL_K` each, `RECALL_SIMILARITY`) go with them,
+labelled by segment. Each fact is embedded once, into a FAISS index kept under `index/`; a run
+reads the vectors back and recalls a segment's facts with one matrix product over the earlier
+ones, so adding a segment embeds nothing for recall however long the timeline already is.
 
 **Consolidation.** Each new triplet is compared by embedding with the triplets valid so far on
-its timeline; those at or above `semantic_merge_threshold` go with it to the language model
+its timeline (each text embedded once per run); the `KNOWN_K` most similar at or above
+`semantic_merge_threshold` go with it to the language model
 (`LanguageTasks.consolidate`), which names a known triplet that states the same knowledge (the
 evidence is merged into it) and the known triplets the new one contradicts or outdates (they
 are retired). Nothing is deleted: a triplet holds `valid_from` (when its segment's evidence was
@@ -35,7 +38,6 @@ ranges of their evidence.
 from __future__ import annotations
 
 import math
-import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -108,24 +110,40 @@ class _Segment:
 
 
 class _History:
-    """Which facts came before a segment on its timeline, built once per run: each timeline's
-    fact ids in segment order, so the facts before a segment are a prefix."""
+    """Which facts came before a segment on its timeline, with their recall embeddings, built
+    once per run: each timeline's facts in segment order, their vectors stacked in that order,
+    so the facts before a segment are a prefix of rows. Recall is then one matrix product per
+    segment, and no fact is embedded again (the vectors come from the recall index)."""
 
-    def __init__(self, segments: list[_Segment]) -> None:
+    def __init__(self, segments: list[_Segment], ids: np.ndarray, vectors: np.ndarray) -> None:
         self.owner: dict[int, tuple[_Segment, _Fact]] = {f.id: (s, f) for s in segments for f in s.facts}
         self._position: dict[tuple[str, int], int] = {}
-        self._ids: dict[str, list[int]] = {}
+        ordered: dict[str, list[int]] = {}
         self._offsets: dict[str, list[int]] = {}
         for s in segments:  # in time order
-            ids = self._ids.setdefault(s.scope, [])
+            scope_ids = ordered.setdefault(s.scope, [])
             self._position[(s.scope, s.idx)] = len(self._offsets.setdefault(s.scope, []))
-            self._offsets[s.scope].append(len(ids))
-            ids += [f.id for f in s.facts]
-        self._arrays = {scope: np.array(ids, dtype=np.int64) for scope, ids in self._ids.items()}
+            self._offsets[s.scope].append(len(scope_ids))
+            scope_ids += [f.id for f in s.facts]
+        row_of = {int(i): n for n, i in enumerate(ids)}
+        self._ids = {scope: np.array(scope_ids, dtype=np.int64) for scope, scope_ids in ordered.items()}
+        self._vectors = {scope: vectors[[row_of[i] for i in scope_ids]] for scope, scope_ids in ordered.items()}
+        self._row = {i: n for scope_ids in ordered.values() for n, i in enumerate(scope_ids)}
 
-    def before(self, segment: _Segment) -> np.ndarray:
-        """Ids of the facts of the earlier segments of `segment`'s timeline."""
-        return self._arrays[segment.scope][: self._offsets[segment.scope][self._position[(segment.scope, segment.idx)]]]
+    def recall(self, segment: _Segment, fact_ids: list[int], k: int, threshold: float) -> set[int]:
+        """Ids of the facts of the earlier segments of `segment`'s timeline among the `k` most
+        similar to each of `fact_ids` (the segment's own facts) with a cosine of at least
+        `threshold`; the earlier fact wins a tie."""
+        end = self._offsets[segment.scope][self._position[(segment.scope, segment.idx)]]
+        if not end or not fact_ids:
+            return set()
+        vectors = self._vectors[segment.scope]
+        own = vectors[[self._row[i] for i in fact_ids]]
+        similarity = own @ vectors[:end].T  # (own facts, earlier facts)
+        found: set[int] = set()
+        for row in similarity:
+            found.update(int(i) for i in self._ids[segment.scope][_best(row, threshold, k)])
+        return found
 
     def distance(self, segment: _Segment, fact_id: int) -> int:
         """How many segments before `segment` the fact's segment lies (1 = the one just before)."""
@@ -135,6 +153,13 @@ class _History:
 
 def _text(t: Triplet) -> str:
     return f"{t.subject} {t.relation} {t.object}"
+
+
+def _best(similarity: np.ndarray, threshold: float, k: int) -> np.ndarray:
+    """Indices of the `k` highest similarities of at least `threshold`, best first (the lower
+    index first on a tie)."""
+    close = np.flatnonzero(similarity >= threshold)
+    return close[np.lexsort((close, -similarity[close]))[:k]]
 
 
 class SemanticMemory:
@@ -151,10 +176,14 @@ class SemanticMemory:
 
     @property
     def _vectors(self) -> TextVectors:
-        """Each triplet text embedded once per memory object, for consolidation and the graph
-        (made on first use: `stats` loads no model)."""
+        """Each triplet text embedded once, for consolidation and the graph: the saved graph's
+        vectors are taken first, so a later ingest embeds only triplets it writes (made on
+        first use: `stats` loads no model)."""
         if self._text_vectors is None:
             self._text_vectors = TextVectors(self.models.text_embedder)
+            saved = self.graph_file().last_saved()
+            if saved is not None:
+                self._text_vectors.remember(saved)
         return self._text_vectors
 
     # ------------------------------------------------------------ build
@@ -169,12 +198,12 @@ class SemanticMemory:
         if todo:
             recall = self._recall_index()
             recall.ensure(progress)
-            history = _History(segments)
+            history = _History(segments, *recall.stored())
             bar = progress(len(todo), STAGE, unit="segment") if progress else None
             try:
                 for segment in todo:
                     try:
-                        self._add_segment(segment, history, recall, cfg)
+                        self._add_segment(segment, history, cfg)
                     except ModelError as exc:
                         left = len(todo) - result.done
                         result.failures.append((STAGE, f"{exc} ({left} segments left; re-run ingest to resume)"))
@@ -219,16 +248,12 @@ class SemanticMemory:
             embedder_identity(self.models.cfg.text_embedder, embedder.dim),
         )
 
-    def _facts_for(self, segment: _Segment, history: _History, recall: VectorIndex) -> tuple[list[EpisodicFact], list[_Fact]]:
+    def _facts_for(self, segment: _Segment, history: _History) -> tuple[list[EpisodicFact], list[_Fact]]:
         """The segment's facts (segment 0), then the closest facts of earlier segments of its
         timeline (1 = the latest earlier segment)."""
-        allowed = history.before(segment)
-        chosen: dict[int, int] = {}
-        if len(allowed):
-            for text in dict.fromkeys(_text(f.triplet) for f in segment.facts):
-                for fact_id, score in recall.search(text, RECALL_K, allowed):
-                    if score >= RECALL_SIMILARITY:
-                        chosen.setdefault(fact_id, history.distance(segment, fact_id))
+        distinct = list({_text(f.triplet): f.id for f in segment.facts}.values())  # one fact per text
+        recalled = history.recall(segment, distinct, RECALL_K, RECALL_SIMILARITY)
+        chosen = {fact_id: history.distance(segment, fact_id) for fact_id in recalled}
         time = TimeText(self.store)
         facts = [EpisodicFact(f.triplet, 0, time.span(segment.t_start, segment.t_end)) for f in segment.facts]
         rows = list(segment.facts)
@@ -238,13 +263,12 @@ class SemanticMemory:
             rows.append(fact)
         return facts, rows
 
-    def _add_segment(self, segment: _Segment, history: _History, recall: VectorIndex, cfg: PipelineConfig) -> None:
+    def _add_segment(self, segment: _Segment, history: _History, cfg: PipelineConfig) -> None:
         """Induce, consolidate and write one segment (one transaction)."""
         language = self.models.language
-        facts, rows = self._facts_for(segment, history, recall)
+        facts, rows = self._facts_for(segment, history)
         induced = language.induce_semantic(facts, cfg.min_support_segments)
-        known = self._valid(segment.scope, cfg.semantic_segment_seconds)
-        items = [self._new(t, facts, known, cfg.semantic_merge_threshold) for t in induced]
+        items = self._new(induced, facts, segment.scope, cfg)
         asked = [n for n, item in enumerate(items) if item.known]
         outs = language.consolidate([items[n] for n in asked]) if asked else []
         if len(outs) != len(asked):
@@ -281,32 +305,44 @@ class SemanticMemory:
                 (segment.scope, segment.idx, segment.t_start, segment.t_end, segment.digest),
             )
 
-    def _valid(self, scope: str, seconds: float) -> list[sqlite3.Row]:
-        """The valid triplets of a timeline with the number of segments supporting each."""
-        return self.store.query(
-            "SELECT s.id, s.subject, s.relation, s.object, "
-            "(SELECT COUNT(DISTINCT CAST((c.t_start + c.t_end) / 2 / ? AS INTEGER)) FROM semantic_evidence e "
-            " JOIN episodic_triplets t ON t.id = e.episodic_triplet_id JOIN episodic_captions c ON c.id = t.caption_id "
-            " WHERE e.triplet_id = s.id) AS support "
-            "FROM semantic_triplets s WHERE s.scope = ? AND s.retired_at IS NULL ORDER BY s.id",
-            (seconds, scope),
+    def _new(
+        self, induced: list[SemanticTriplet], facts: list[EpisodicFact], scope: str, cfg: PipelineConfig
+    ) -> list[NewTriplet]:
+        """Each new triplet with the (at most `KNOWN_K`) valid triplets of its timeline at least
+        `semantic_merge_threshold` similar. Texts are embedded once per memory object, and only
+        the known triplets put to consolidation have their support counted."""
+        plain = [Triplet(**t.model_dump(exclude={"evidence"})) for t in induced]
+        known = self.store.query(
+            "SELECT id, subject, relation, object FROM semantic_triplets WHERE scope = ? AND retired_at IS NULL ORDER BY id",
+            (scope,),
         )
-
-    def _new(self, triplet: SemanticTriplet, facts: list[EpisodicFact], known: list[sqlite3.Row], threshold: float) -> NewTriplet:
-        """The new triplet with the valid triplets of its timeline at least `threshold` similar."""
-        plain = Triplet(**triplet.model_dump(exclude={"evidence"}))
-        support = len({facts[i].segment for i in triplet.evidence})
-        if not known:
-            return NewTriplet(plain, support, [])
         rows = [Triplet(subject=r["subject"], relation=r["relation"], object=r["object"]) for r in known]
-        vectors = self._vectors([_text(plain), *(_text(t) for t in rows)])
-        similarity = vectors[1:] @ vectors[0]
-        order = [i for i in np.argsort(-similarity, kind="stable")[:KNOWN_K] if similarity[i] >= threshold]
-        return NewTriplet(
-            plain,
-            support,
-            [KnownTriplet(known[i]["id"], rows[i], known[i]["support"], float(similarity[i])) for i in order],
+        similar: list[list[int]] = [[] for _ in plain]
+        if plain and rows:
+            vectors = self._vectors([_text(t) for t in (*plain, *rows)])
+            similarity = vectors[: len(plain)] @ vectors[len(plain) :].T
+            similar = [_best(row, cfg.semantic_merge_threshold, KNOWN_K) for row in similarity]
+        support = self._support_counts({int(known[i]["id"]) for picks in similar for i in picks}, cfg.semantic_segment_seconds)
+        return [
+            NewTriplet(
+                triplet,
+                len({facts[i].segment for i in new.evidence}),
+                [KnownTriplet(known[i]["id"], rows[i], support.get(known[i]["id"], 0), float(similarity[n, i])) for i in picks],
+            )
+            for n, (new, triplet, picks) in enumerate(zip(induced, plain, similar))
+        ]
+
+    def _support_counts(self, ids: set[int], seconds: float) -> dict[int, int]:
+        """Triplet id → the number of segments whose evidence supports it."""
+        if not ids:
+            return {}
+        rows = self.store.query(
+            "SELECT e.triplet_id, COUNT(DISTINCT CAST((c.t_start + c.t_end) / 2 / ? AS INTEGER)) FROM semantic_evidence e "
+            "JOIN episodic_triplets t ON t.id = e.episodic_triplet_id JOIN episodic_captions c ON c.id = t.caption_id "
+            f"WHERE e.triplet_id IN ({','.join('?' * len(ids))}) GROUP BY e.triplet_id",
+            (seconds, *sorted(ids)),
         )
+        return {r[0]: r[1] for r in rows}
 
     # ------------------------------------------------------------ graph
 

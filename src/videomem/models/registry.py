@@ -58,15 +58,19 @@ class ModelSet:
 
     @cached_property
     def text_embedder(self) -> TextEmbedder:
+        """The profile's text embedder; recently embedded texts (an agent's question, asked of
+        every tool) are answered from memory (`models/recent.py`)."""
+        from videomem.models.recent import RecentTexts
+
         cfg = self.cfg.text_embedder
         if cfg.backend == "openai":
             from videomem.models.openai_compat import OpenAICompatEmbedder
 
-            return OpenAICompatEmbedder(cfg, "text_embedder", self.meter)
+            return RecentTexts(OpenAICompatEmbedder(cfg, "text_embedder", self.meter))
         from videomem.models.text_embed import SentenceTransformerEmbedder, offline_minilm_path
 
         source = offline_minilm_path() if cfg.backend == "offline" else cfg.model
-        return SentenceTransformerEmbedder(str(source), cfg, "text_embedder", self.meter)
+        return RecentTexts(SentenceTransformerEmbedder(str(source), cfg, "text_embedder", self.meter))
 
     @cached_property
     def visual_embedder(self) -> VisualEmbedder | None:

@@ -268,6 +268,14 @@ class VectorIndex:
         _faiss().normalize_L2(vectors)
         return vectors
 
+    def stored(self) -> tuple[np.ndarray, np.ndarray]:
+        """(ids, vectors) of every indexed row, as the index holds them (L2-normalised float32,
+        in the order they were added): a caller comparing many rows with each other reads their
+        embeddings here instead of embedding the payloads again."""
+        self.ensure()
+        index = self._index
+        return _faiss().vector_to_array(index.id_map).astype(np.int64), index.index.reconstruct_n(0, index.ntotal)
+
     def search(self, query: Payload, k: int, allowed_ids: Sequence[int] | None = None) -> list[tuple[int, float]]:
         """Top `k` (row id, cosine) for `query`, embedded like the rows, best first, among
         `allowed_ids` when given."""

@@ -1,0 +1,56 @@
+"""The vectors of recently embedded texts, kept so that a text is not embedded twice in a row.
+
+One question reaches the text embedder many times: every memory tool an agent calls embeds
+it to search its index, the episodic re-rank embeds it again, and the answer step once more.
+On the offline profile those single-text calls were most of an `ask` (a 2-hour corpus: 49 of
+the 60 seconds of eight questions). `RecentTexts` wraps any `TextEmbedder`: texts among the
+last `RECENT_TEXTS` it embedded are answered from memory, the others are embedded together in
+one call. Embeddings are deterministic, so a remembered vector is the one the model would give
+(up to float rounding from batching, as `tests/test_text_embed.py` checks).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Sequence
+
+import numpy as np
+
+from videomem.models.base import TextEmbedder
+
+RECENT_TEXTS = 4096
+"""Texts whose vectors are kept (1.5 MB a thousand at 384 dimensions), least recently used out first."""
+
+
+class RecentTexts:
+    """A `TextEmbedder` answering recently embedded texts from memory (thread-safe)."""
+
+    def __init__(self, embedder: TextEmbedder, size: int = RECENT_TEXTS) -> None:
+        self.embedder = embedder
+        self.dim = embedder.dim
+        self.size = size
+        self._vectors: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        texts = list(texts)
+        with self._lock:
+            found = {t: self._vectors[t] for t in texts if t in self._vectors}
+            for t in found:
+                self._vectors.move_to_end(t)
+        missing = list(dict.fromkeys(t for t in texts if t not in found))
+        if missing:
+            vectors = np.asarray(self.embedder.embed(missing), dtype=np.float32)
+            if vectors.shape != (len(missing), self.dim):
+                raise ValueError(f"embedder returned shape {vectors.shape}, expected ({len(missing)}, {self.dim})")
+            found |= {t: v.copy() for t, v in zip(missing, vectors)}  # not a view keeping the batch alive
+            with self._lock:
+                for t in missing[-self.size :]:
+                    self._vectors[t] = found[t]
+                    self._vectors.move_to_end(t)
+                while len(self._vectors) > self.size:
+                    self._vectors.popitem(last=False)
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        return np.stack([found[t] for t in texts])
