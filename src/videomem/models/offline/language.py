@@ -25,6 +25,7 @@ import logging
 import math
 import re
 import time
+from collections import OrderedDict
 from collections.abc import Sequence
 
 import numpy as np
@@ -78,6 +79,9 @@ coffee and cake 0.35), so that preferring one outdates liking the other."""
 SCAFFOLD_SUBJECTS = frozenset({"scene", "view", "main colours", "imagenet tags", "it", "this", "that", "there", "they", "them"})
 """Subjects of the offline captioner's own framing sentences, which are never habits."""
 _COLOURS = frozenset(PALETTE)
+CACHED_TEXTS = 8192
+"""Embeddings of recent summary sentences and entity keys kept for reuse (about 12 MB for MiniLM):
+object consolidation hands an object's kept summary and key back in every batch that sees it."""
 
 
 def _count(texts: Sequence[str]) -> int:
@@ -92,9 +96,23 @@ class OfflineLanguage:
         self.embedder = text_embedder
         self.scorer = OptionScorer(text_embedder)
         self._said_no_translator = False
+        self._vectors: OrderedDict[str, np.ndarray] = OrderedDict()
 
     def _meter(self, read: Sequence[str], written: Sequence[str], start: float, calls: int = 1) -> None:
         self.meter.add(ROLE, Usage(_count(read), _count(written), time.perf_counter() - start, calls))
+
+    def _embed(self, texts: Sequence[str]) -> np.ndarray:
+        """Embeddings of `texts`, reusing those of the last CACHED_TEXTS distinct texts embedded
+        here: only texts not seen recently reach the embedder."""
+        missing = [t for t in dict.fromkeys(texts) if t not in self._vectors]
+        if missing:
+            self._vectors.update(zip(missing, [row.copy() for row in self.embedder.embed(missing)]))
+        for text in texts:
+            self._vectors.move_to_end(text)
+        out = np.stack([self._vectors[t] for t in texts]) if texts else np.zeros((0, self.embedder.dim), np.float32)
+        while len(self._vectors) > CACHED_TEXTS:
+            self._vectors.popitem(last=False)
+        return out
 
     # ------------------------------------------------------------ summaries
 
@@ -102,7 +120,7 @@ class OfflineLanguage:
         start = time.perf_counter()
         sentence_groups = [list(dict.fromkeys(s for text in group for s in split_sentences(text))) for group in groups]
         flat = [s for g in sentence_groups for s in g]
-        vectors = self.embedder.embed(flat) if flat else np.zeros((0, 1), np.float32)
+        vectors = self._embed(flat)
         out, offset = [], 0
         for sentences in sentence_groups:
             chosen = _mmr(vectors[offset : offset + len(sentences)])
@@ -176,7 +194,7 @@ class OfflineLanguage:
     def same_entity(self, pairs: Sequence[tuple[ObjectRecord, ObjectRecord]]) -> list[bool]:
         start = time.perf_counter()
         keys = [_key_text(r) for pair in pairs for r in pair]
-        vectors = self.embedder.embed(keys) if keys else np.zeros((0, 1), np.float32)
+        vectors = self._embed(keys)
         out = []
         for n, (a, b) in enumerate(pairs):
             similarity = float(vectors[2 * n] @ vectors[2 * n + 1])
