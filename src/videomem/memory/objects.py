@@ -134,15 +134,17 @@ class _Entities:
     """The consolidated objects of a run, with what the gate compares a record with kept in
     arrays that grow with them: the key embeddings of each object's first and latest
     observation (so an object whose union of cues grows long still matches its own next
-    sighting), its kind and its name. Matching a batch is then one matrix product over all
-    objects and a Python loop over the few that pass, and a batch touches only the objects it
-    changed: the work per record does not grow with the number of objects already known."""
+    sighting), its kind and its name. Gating a record is then one vectorised pass over all
+    objects (numpy, about `dim` multiply-adds an object) and a Python loop over the few that
+    pass, and a batch writes and summarises only the objects it changed: no Python work per
+    record grows with the number of objects already known."""
 
     def __init__(self, dim: int) -> None:
         self.items: list[_Entity] = []
         self.firsts = np.zeros((0, dim), np.float32)
         self.latests = np.zeros((0, dim), np.float32)
-        self.kinds: dict[str, list[int]] = {}
+        self.kinds = np.zeros(0, np.int64)
+        self.kind_codes: dict[str, int] = {}
         self.names: dict[tuple[str, str], list[int]] = {}
         self.changed: set[int] = set()
 
@@ -158,9 +160,10 @@ class _Entities:
             capacity = max(64, 2 * n)
             self.firsts = np.resize(self.firsts, (capacity, self.firsts.shape[1]))
             self.latests = np.resize(self.latests, (capacity, self.latests.shape[1]))
+            self.kinds = np.resize(self.kinds, capacity)
         self.firsts[n], self.latests[n] = first, latest
+        self.kinds[n] = self.kind_codes.setdefault(entity.kind, len(self.kind_codes))
         self.items.append(entity)
-        self.kinds.setdefault(entity.kind, []).append(n)
         self.names.setdefault((entity.kind, entity.name.casefold()), []).append(n)
         return n
 
@@ -180,6 +183,16 @@ class _Entities:
         and its latest observation."""
         n = len(self.items)
         return np.maximum(vectors @ self.firsts[:n].T, vectors @ self.latests[:n].T)
+
+    def passing(self, similarity: np.ndarray, kind: str, name: str, threshold: float) -> np.ndarray:
+        """Objects of this kind at or above the gate (`similarity`: a row of `similarities`) or
+        with this very name, most similar first (ties: the older object first)."""
+        code = self.kind_codes.get(kind)
+        if code is None:
+            return np.zeros(0, np.int64)
+        gated = np.flatnonzero((similarity >= threshold) & (self.kinds[: len(self.items)] == code))
+        found = np.union1d(gated, self.names.get((kind, name.casefold()), [])).astype(np.int64)
+        return found[np.argsort(-similarity[found], kind="stable")]
 
     def take_changed(self) -> list[_Entity]:
         """The objects changed since the last call, in creation order (the order they are written)."""
@@ -344,12 +357,8 @@ class ObjectMemory:
         candidates = []
         for i, obs in enumerate(batch):
             kind, name = obs.record.kind, obs.record.name.casefold()
-            same_kind = np.asarray(entities.kinds.get(kind, []), dtype=np.int64)
-            passing = np.union1d(
-                same_kind[to_entities[i, same_kind] >= threshold], entities.names.get((kind, name), [])
-            ).astype(np.int64)
             found = []
-            for e in passing[np.argsort(-to_entities[i, passing], kind="stable")]:
+            for e in entities.passing(to_entities[i], kind, name, threshold):
                 if obs.clip_id not in entities[e].clip_ids:
                     found.append((float(to_entities[i, e]), "object", int(e)))
                     if len(found) == MAX_CANDIDATES:
