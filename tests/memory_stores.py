@@ -32,13 +32,14 @@ def offline_models() -> ModelSet:
 
 
 class CountingEmbedder:
-    """A text embedder that counts the texts it is given and passes them to `real`."""
+    """A text embedder that counts the texts (and their characters) it is given and passes them to `real`."""
 
     def __init__(self, real) -> None:
-        self.real, self.dim, self.texts = real, real.dim, 0
+        self.real, self.dim, self.texts, self.chars = real, real.dim, 0, 0
 
     def embed(self, texts):
         self.texts += len(texts)
+        self.chars += sum(len(t) for t in texts)
         return self.real.embed(texts)
 
 

@@ -13,10 +13,12 @@ from memory_stores import CountingEmbedder, hand_store, offline_models, scripted
 from videomem.config import PipelineConfig
 from videomem.errors import ModelError
 from videomem.eval.synth import MIN_MINUTES
-from videomem.memory.clips import scope_sql
+from videomem.memory.clips import clips_of, scope_sql
 from videomem.memory.events import EventMemory
-from videomem.memory.objects import ObjectMemory
+from videomem.memory.objects import ObjectMemory, write_records
 from videomem.models.base import Batching, ClipView, ObjectRecord
+from videomem.models.offline.language import OfflineLanguage
+from videomem.models.recent import RecentTexts
 from videomem.store import Store
 
 PIPELINE = PipelineConfig(caption_batch_size=3, object_batch_size=4)
@@ -245,6 +247,55 @@ def test_consolidation_resumes_to_the_same_result(tmp_path: Path) -> None:
 
     ObjectMemory(killed, _with(vision=ScriptedVision(script))).build(small_batches, ["v"])
     assert _objects(killed) == _objects(clean)
+
+
+class _Reading:
+    """Language double over the offline one that records, per consolidation batch (one summarise
+    call each here), the characters the summariser reads and the characters embedded since the
+    batch before."""
+
+    def __init__(self, real, embedder: CountingEmbedder) -> None:
+        self.real, self.embedder = real, embedder
+        self.read: list[int] = []
+        self.embedded: list[int] = []
+        self._seen = 0
+
+    def same_entity(self, pairs):
+        return self.real.same_entity(pairs)
+
+    def summarise(self, groups):
+        self.read.append(sum(len(line) for group in groups for line in group))
+        out = self.real.summarise(groups)
+        self.embedded.append(self.embedder.chars - self._seen)
+        self._seen = self.embedder.chars
+        return out
+
+
+def test_consolidation_work_per_batch_does_not_grow_with_the_history(tmp_path: Path) -> None:
+    """One person seen in every clip, with values that are phrases (no full stop, as vision
+    models write them): the summariser must read and embed as much in the last batches as in
+    the first ones, not an object's whole history again (which made consolidation quadratic)."""
+    store = hand_store(tmp_path, [None] * 32)
+    with store.transaction() as tx:
+        for clip in clips_of(store, ["v"]):
+            record = ObjectRecord(name="woman in a red coat", kind="person", appearance=["red coat"],
+                                  value=f"walks past shelf {clip.t_start:03.0f} with a basket")
+            write_records(tx, clip, [record])
+    models = offline_models()
+    counted = CountingEmbedder(models.text_embedder.embedder)
+    embedder = RecentTexts(counted)  # as ModelSet.text_embedder wraps every backend
+    language = _Reading(OfflineLanguage(models.language.cfg, models.meter, embedder), counted)
+    memory = ObjectMemory(store, _Swapped(language=language, text_embedder=embedder))
+    assert memory.consolidate(PIPELINE) == 32
+    assert store.query("SELECT COUNT(*) FROM objects")[0][0] == 1
+    assert len(language.read) == 8  # one summarise call per batch of 4
+    early, late = language.read[:4], language.read[4:]
+    assert max(late) <= max(early), language.read
+    assert max(language.embedded[4:]) <= max(language.embedded[:4]), language.embedded
+    # the kept summary's sentences were embedded when they were new: a batch embeds less than it summarises
+    assert all(e < r for e, r in zip(language.embedded[4:], language.read[4:])), (language.embedded, language.read)
+    summary = store.query("SELECT summary FROM objects")[0][0]
+    assert summary.count(" with a basket.") < 12  # a bounded digest, not the 32 values
 
 
 def test_object_retrieval_shows_only_what_was_visible(tmp_path: Path) -> None:

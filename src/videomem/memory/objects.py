@@ -70,6 +70,12 @@ def _union(first: Sequence[str], second: Sequence[str]) -> list[str]:
     return merged
 
 
+def _sentence(text: str) -> str:
+    """`text` ending as a sentence does (a full stop added where it has no end mark)."""
+    text = text.rstrip()
+    return text if text.endswith((".", "!", "?")) else text + "."
+
+
 @dataclass
 class _Observation:
     id: int
@@ -108,11 +114,7 @@ class _Entity:
     last_seen: float
     summary: str
     clip_ids: set[int]
-    vectors: np.ndarray
-    """Key embeddings of its first and its latest observation: the gate compares a record with
-    both, so an entity whose union of cues grows long still matches its own next sighting."""
     new_values: list[tuple[float, str]] = field(default_factory=list)
-    changed: bool = False
 
     @property
     def key(self) -> str:
@@ -127,16 +129,76 @@ class _Entity:
             identity=self.identity[:MAX_CUES], value=value,
         )
 
-    def absorb(self, obs: _Observation, vector: np.ndarray) -> None:
-        r = obs.record
-        self.appearance = _union(self.appearance, r.appearance)
-        self.identity = _union(self.identity, r.identity)
-        self.first_seen = min(self.first_seen, obs.t_start)
-        self.last_seen = max(self.last_seen, obs.t_end)
-        self.clip_ids.add(obs.clip_id)
-        self.new_values.append((obs.t_start, r.value))
-        self.vectors = np.stack([self.vectors[0], vector])
-        self.changed = True
+
+class _Entities:
+    """The consolidated objects of a run, with what the gate compares a record with kept in
+    arrays that grow with them: the key embeddings of each object's first and latest
+    observation (so an object whose union of cues grows long still matches its own next
+    sighting), its kind and its name. Gating a record is then one vectorised pass over all
+    objects (numpy, about `dim` multiply-adds an object) and a Python loop over the few that
+    pass, and a batch writes and summarises only the objects it changed: no Python work per
+    record grows with the number of objects already known."""
+
+    def __init__(self, dim: int) -> None:
+        self.items: list[_Entity] = []
+        self.firsts = np.zeros((0, dim), np.float32)
+        self.latests = np.zeros((0, dim), np.float32)
+        self.kinds = np.zeros(0, np.int64)
+        self.kind_codes: dict[str, int] = {}
+        self.names: dict[tuple[str, str], list[int]] = {}
+        self.changed: set[int] = set()
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    def __getitem__(self, index: int) -> _Entity:
+        return self.items[index]
+
+    def add(self, entity: _Entity, first: np.ndarray, latest: np.ndarray) -> int:
+        n = len(self.items)
+        if n == len(self.firsts):  # grow by doubling: appending stays amortised O(1)
+            capacity = max(64, 2 * n)
+            self.firsts = np.resize(self.firsts, (capacity, self.firsts.shape[1]))
+            self.latests = np.resize(self.latests, (capacity, self.latests.shape[1]))
+            self.kinds = np.resize(self.kinds, capacity)
+        self.firsts[n], self.latests[n] = first, latest
+        self.kinds[n] = self.kind_codes.setdefault(entity.kind, len(self.kind_codes))
+        self.items.append(entity)
+        self.names.setdefault((entity.kind, entity.name.casefold()), []).append(n)
+        return n
+
+    def absorb(self, index: int, obs: _Observation, vector: np.ndarray) -> None:
+        entity, r = self.items[index], obs.record
+        entity.appearance = _union(entity.appearance, r.appearance)
+        entity.identity = _union(entity.identity, r.identity)
+        entity.first_seen = min(entity.first_seen, obs.t_start)
+        entity.last_seen = max(entity.last_seen, obs.t_end)
+        entity.clip_ids.add(obs.clip_id)
+        entity.new_values.append((obs.t_start, r.value))
+        self.latests[index] = vector
+        self.changed.add(index)
+
+    def similarities(self, vectors: np.ndarray) -> np.ndarray:
+        """Gate similarity of each row of `vectors` with every object: the closer of its first
+        and its latest observation."""
+        n = len(self.items)
+        return np.maximum(vectors @ self.firsts[:n].T, vectors @ self.latests[:n].T)
+
+    def passing(self, similarity: np.ndarray, kind: str, name: str, threshold: float) -> np.ndarray:
+        """Objects of this kind at or above the gate (`similarity`: a row of `similarities`) or
+        with this very name, most similar first (ties: the older object first)."""
+        code = self.kind_codes.get(kind)
+        if code is None:
+            return np.zeros(0, np.int64)
+        gated = np.flatnonzero((similarity >= threshold) & (self.kinds[: len(self.items)] == code))
+        found = np.union1d(gated, self.names.get((kind, name.casefold()), [])).astype(np.int64)
+        return found[np.argsort(-similarity[found], kind="stable")]
+
+    def take_changed(self) -> list[_Entity]:
+        """The objects changed since the last call, in creation order (the order they are written)."""
+        changed = [self.items[i] for i in sorted(self.changed)]
+        self.changed.clear()
+        return changed
 
 
 class ObjectMemory:
@@ -260,28 +322,29 @@ class ObjectMemory:
         row = {text: i for i, text in enumerate(distinct)}
         return vectors[[row[t] for t in texts]]
 
-    def _load_entities(self) -> list[_Entity]:
+    def _load_entities(self) -> _Entities:
         rows = self.store.query("SELECT * FROM objects ORDER BY id")
         members: dict[int, list[_Observation]] = {}
         for r in self.store.query(
             "SELECT * FROM object_observations WHERE object_id IS NOT NULL ORDER BY t_start, id"
         ):
             members.setdefault(r["object_id"], []).append(_Observation.from_row(r))
+        entities = _Entities(self.models.text_embedder.dim)
         if not rows:
-            return []
+            return entities
         ends = self._embed([o.key for r in rows for o in (members[r["id"]][0], members[r["id"]][-1])])
-        return [
-            _Entity(
+        for n, r in enumerate(rows):
+            entity = _Entity(
                 id=r["id"], name=r["name"], kind=r["kind"],
                 appearance=json.loads(r["appearance_json"]), identity=json.loads(r["identity_json"]),
                 first_seen=r["first_seen"], last_seen=r["last_seen"], summary=r["summary"],
-                clip_ids={o.clip_id for o in members[r["id"]]}, vectors=ends[2 * n : 2 * n + 2],
+                clip_ids={o.clip_id for o in members[r["id"]]},
             )
-            for n, r in enumerate(rows)
-        ]
+            entities.add(entity, ends[2 * n], ends[2 * n + 1])
+        return entities
 
     def _candidates(
-        self, batch: list[_Observation], vectors: np.ndarray, entities: list[_Entity], threshold: float
+        self, batch: list[_Observation], vectors: np.ndarray, entities: _Entities, threshold: float
     ) -> list[list[tuple[float, str, int]]]:
         """Per observation, up to MAX_CANDIDATES (similarity, 'object'|'record', index), most
         similar first: those above the gate, and those with the very same name (a name is
@@ -289,31 +352,28 @@ class ObjectMemory:
 
         Two records from one clip are never one entity, so such pairs are not proposed.
         """
-        if entities:
-            firsts = np.stack([e.vectors[0] for e in entities])
-            latests = np.stack([e.vectors[-1] for e in entities])
-            to_entities = np.maximum(vectors @ firsts.T, vectors @ latests.T)
+        to_entities = entities.similarities(vectors)
         to_batch = vectors @ vectors.T
         candidates = []
         for i, obs in enumerate(batch):
-            name = obs.record.name.casefold()
-            found = [
-                (float(to_entities[i, e]), "object", e)
-                for e, entity in enumerate(entities)
-                if entity.kind == obs.record.kind and obs.clip_id not in entity.clip_ids
-                and (to_entities[i, e] >= threshold or entity.name.casefold() == name)
-            ]
+            kind, name = obs.record.kind, obs.record.name.casefold()
+            found = []
+            for e in entities.passing(to_entities[i], kind, name, threshold):
+                if obs.clip_id not in entities[e].clip_ids:
+                    found.append((float(to_entities[i, e]), "object", int(e)))
+                    if len(found) == MAX_CANDIDATES:
+                        break
             found += [
                 (float(to_batch[i, j]), "record", j)
                 for j in range(i)
-                if batch[j].record.kind == obs.record.kind and batch[j].clip_id != obs.clip_id
+                if batch[j].record.kind == kind and batch[j].clip_id != obs.clip_id
                 and (to_batch[i, j] >= threshold or batch[j].record.name.casefold() == name)
             ]
             found.sort(key=lambda c: (-c[0], c[1], c[2]))
             candidates.append(found[:MAX_CANDIDATES])
         return candidates
 
-    def _consolidate_batch(self, batch: list[_Observation], entities: list[_Entity], threshold: float) -> None:
+    def _consolidate_batch(self, batch: list[_Observation], entities: _Entities, threshold: float) -> None:
         vectors = self._embed([o.key for o in batch])
         candidates = self._candidates(batch, vectors, entities, threshold)
         pairs = [
@@ -335,28 +395,30 @@ class ObjectMemory:
                     break
             if chosen is None:
                 r = obs.record
-                entities.append(
-                    _Entity(None, r.name, r.kind, [], [], obs.t_start, obs.t_end, "", set(), vectors[i : i + 1])
+                chosen = entities.add(
+                    _Entity(None, r.name, r.kind, [], [], obs.t_start, obs.t_end, "", set()), vectors[i], vectors[i]
                 )
-                chosen = len(entities) - 1
-            entities[chosen].absorb(obs, vectors[i])
+            entities.absorb(chosen, obs, vectors[i])
             assigned.append(chosen)
-        changed = [e for e in entities if e.changed]
+        changed = entities.take_changed()
         self._summarise(changed)
         self._write(batch, assigned, entities, changed)
         for entity in changed:
             entity.new_values.clear()
-            entity.changed = False
 
     def _summarise(self, changed: list[_Entity]) -> None:
         """Fold this batch's values into each changed object's summary (TeleMem's incremental merge).
 
-        A new object seen once needs no model call: its one value is its summary.
+        A new object seen once needs no model call: its one value is its summary. Each value is
+        handed over as a sentence of its own: values are often phrases without a full stop, and
+        a summariser that keeps sentences whole (the offline one) would otherwise fuse an
+        object's whole history into one sentence that grows with every batch and is read again
+        by every later one.
         """
         groups, targets = [], []
         for entity in changed:
             lines = ([entity.summary] if entity.summary else []) + [
-                f"At {self._time(t)}: {value}" for t, value in entity.new_values
+                _sentence(f"At {self._time(t)}: {value}") for t, value in entity.new_values
             ]
             if len(lines) == 1:
                 entity.summary = lines[0]
@@ -367,7 +429,7 @@ class ObjectMemory:
             for entity, summary in zip(targets, self.models.language.summarise(groups)):
                 entity.summary = summary.strip()
 
-    def _write(self, batch: list[_Observation], assigned: list[int], entities: list[_Entity], changed: list[_Entity]) -> None:
+    def _write(self, batch: list[_Observation], assigned: list[int], entities: _Entities, changed: list[_Entity]) -> None:
         with self.store.transaction() as tx:
             for entity in changed:
                 values = (

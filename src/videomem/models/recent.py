@@ -19,8 +19,10 @@ import numpy as np
 
 from videomem.models.base import TextEmbedder
 
-RECENT_TEXTS = 4096
-"""Texts whose vectors are kept (1.5 MB a thousand at 384 dimensions), least recently used out first."""
+RECENT_TEXTS = 8192
+"""Texts whose vectors are kept (1.5 MB a thousand at 384 dimensions), least recently used out first.
+Object consolidation hands the kept summaries and keys of the objects a batch sees back every
+batch; they must still be here when that batch comes."""
 
 
 class RecentTexts:
