@@ -3,14 +3,16 @@ rule-based planner and entity merging. MiniLM and spaCy load once per module."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
-from memory_stores import offline_models
+from memory_stores import CountingEmbedder, offline_models
 from videomem.errors import ModelError
 from videomem.evidence import Evidence
 from videomem.models.base import AgentState, EpisodicFact, KnownTriplet, NewTriplet, ObjectRecord, StepRecord, ToolCall, Triplet
 from videomem.models.offline.language import OfflineLanguage
 from videomem.models.offline.nlp import split_sentences
+from videomem.models.offline.scoring import OptionScorer
 from videomem.models.registry import ModelSet
 
 TOOLS = [
@@ -238,6 +240,21 @@ def test_free_form_returns_an_evidence_sentence(language: OfflineLanguage) -> No
     asked = "What colour was the shape on screen while I was making coffee?"
     assert language.answer(asked, None, [seen]).answer == "An orange rectangular box is in the bottom-left corner."
     assert language.answer(asked.replace("colour", "text"), None, [seen]).answer == "On-screen text reads 'MAKING COFFEE'."
+
+
+def test_free_form_embeds_only_sentences_that_could_still_win(models: ModelSet) -> None:
+    """The best sentence is the exhaustive argmax of support × (1 + cosine), found without
+    embedding the long tail of weakly supported sentences."""
+    counted = CountingEmbedder(models.text_embedder.embedder)
+    scorer = OptionScorer(counted)
+    evidence = [ev(10 * i, f"Someone walks past shelf {i}. A box sits on table {i}.") for i in range(40)]
+    evidence[23] = ev(230, "I water the plants by the window. The watering can is green.")
+    question = "When did I water the plants by the window?"
+    read = scorer._read(question, evidence)
+    vectors = models.text_embedder.embed([question, *(s.text for s in read.sentences)])
+    exhaustive = read.sentences[int(np.argmax(read.support * (1.0 + vectors[1:] @ vectors[0])))].text
+    assert scorer.best_sentence(question, evidence) == exhaustive == "I water the plants by the window."
+    assert counted.texts < len(read.sentences) / 2
 
 
 def test_too_many_options_is_an_error(language: OfflineLanguage) -> None:

@@ -81,6 +81,8 @@ SPEECH_WORDS = frozenset({"say", "tell", "mention", "speak", "talk", "ask", "hea
 SEMANTIC_WEIGHT = 0.5
 OFF_CUE = 0.3
 """Weight factor for evidence that does not match a time cue of the question."""
+BEST_SENTENCE_CHUNK = 16
+"""Sentences embedded per call while looking for the best one (a free-form answer)."""
 LATEST = frozenset({"last", "latest", "recent", "recently", "now", "currently", "current", "final", "finally"})
 EARLIEST = frozenset({"first", "earliest", "initially", "originally"})
 PERIODS = {"morning": (5, 12), "afternoon": (12, 17), "evening": (17, 22), "night": (22, 29)}
@@ -340,17 +342,33 @@ class OptionScorer:
     # ------------------------------------------------------------ free form
 
     def best_sentence(self, question: str, evidence: Sequence[Evidence]) -> str | None:
-        """For free-form questions: the evidence sentence closest to the question, in words and meaning."""
+        """For free-form questions: the evidence sentence closest to the question, in words and
+        meaning (support × (1 + cosine)).
+
+        Sentences are embedded in order of support, a chunk at a time, and only while one could
+        still win: a cosine is at most 1, so a sentence whose doubled support is below the best
+        score so far never can. The answer is the exhaustive argmax's (earliest sentence on a
+        tie), but a long evidence list costs a few embedding calls, not one per sentence."""
         read = self._read(question, evidence)
-        if not read.sentences:
-            return None
-        vectors = self.embedder.embed([question, *(s.text for s in read.sentences)])
-        score = read.support * (1.0 + vectors[1:] @ vectors[0])
+        candidates = np.arange(len(read.sentences))
         if COLOUR_WORDS & set(lemmas(question)):
-            named = np.array([not set(PALETTE).isdisjoint(words(s.text)) for s in read.sentences])
+            named = np.array([not set(PALETTE).isdisjoint(words(s.text)) for s in read.sentences], dtype=bool)
             if named.any():
-                score = np.where(named, score, -np.inf)
-        return read.sentences[int(np.argmax(score))].text
+                candidates = candidates[named]
+        if not len(candidates):
+            return None
+        order = candidates[np.argsort(-read.support[candidates], kind="stable")]
+        query = self.embedder.embed([question])[0]
+        best, best_score = -1, -np.inf
+        for start in range(0, len(order), BEST_SENTENCE_CHUNK):
+            chunk = order[start : start + BEST_SENTENCE_CHUNK]
+            if 2.0 * read.support[chunk[0]] < best_score:
+                break
+            scores = read.support[chunk] * (1.0 + self.embedder.embed([read.sentences[i].text for i in chunk]) @ query)
+            for i, score in zip(chunk, scores):
+                if score > best_score or (score == best_score and i < best):
+                    best, best_score = int(i), float(score)
+        return read.sentences[best].text
 
 
 def not_transcribed(unheard: Sequence[Evidence]) -> str:
