@@ -1,0 +1,205 @@
+"""`sample` and `caption` in one streaming pass: the vision model starts on the first clips while
+later ones are still being decoded.
+
+A local run whose stages include both (and no EgoLifeCap import) runs them, with `transcribe` when
+it is listed between them, as one `StreamedStages`. A producer thread runs the sample stage's
+decoding (`SampleStage.outcomes`: in that thread, or in `--workers` processes) and hands each
+decoded clip to this thread through a bounded queue, so decoding runs at most `AHEAD` clips ahead
+of the commits; this thread is the only one that writes SQLite. It commits each clip as the
+sample stage does, adds it to the vision pass's plan (`VisionPass`) and lets the pass send the
+batches that are full; a batch answered wakes it through the same queue. A partial batch is sent
+when no decoded clip has come for `IDLE` seconds, or decoding is over.
+
+With `transcribe` in the run a clip needs its speech before the model sees it, and the speech of
+a video is transcribed once all its clips are sampled (its audio chunks are aligned to the
+clips' rows): so the clips of a video go to the vision pass once the video is sampled and
+transcribed, while the next videos are decoded. Without it, each clip goes as soon as it is
+committed.
+
+Each unit is still one transaction per clip per stage, exactly as stage by stage, so a kill
+loses at most the clips decoded and not committed and the batches in flight, and a re-run
+resumes: clips sampled by an earlier run go to the vision pass first. `--stages sample` then
+`--stages caption` (or any run with an import step) runs the stages one after another as before.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+import time
+from collections import Counter
+from contextlib import nullcontext
+from dataclasses import dataclass
+from typing import Any
+
+from videomem.errors import VideoError
+from videomem.memory.clips import ClipRow, clips_of
+from videomem.memory.vision_pass import VisionPass, start_pass
+from videomem.pipeline.base import Stage, StageContext, StageResult, VideoSource
+from videomem.pipeline.caption import CaptionStage
+from videomem.pipeline.sample import ClipJob, SampledClip, SampleStage
+from videomem.pipeline.transcribe import TranscribeStage
+from videomem.store import Store
+
+AHEAD = 32
+"""Decoded clips that may wait for their commit: enough for a few batches of the model."""
+IDLE = 1.0
+"""Seconds with no decoded clip after which a partial batch goes to the model."""
+
+
+@dataclass(frozen=True)
+class _Done:
+    """Decoding is over (`error`: what ended it otherwise than by a VideoError of a job)."""
+
+    error: BaseException | None = None
+
+
+_WAKE = object()
+"""A batch was answered: there is something to commit."""
+
+
+def streamed(run: list[Stage]) -> list[Stage]:
+    """`run` with sample … caption as one `StreamedStages` when it holds them in a row (with
+    at most `transcribe` between); unchanged otherwise."""
+    names = [s.name for s in run]
+    if "sample" not in names or "caption" not in names:
+        return run
+    first, last = names.index("sample"), names.index("caption")
+    between = run[first + 1 : last]
+    if not all(isinstance(s, TranscribeStage) for s in between):
+        return run
+    sample, caption = run[first], run[last]
+    if not isinstance(sample, SampleStage) or not isinstance(caption, CaptionStage):
+        return run
+    transcribe = between[0] if between else None
+    return [*run[:first], StreamedStages(sample, transcribe, caption), *run[last + 1 :]]
+
+
+class StreamedStages:
+    """sample (+ transcribe) + caption, run together; `run` returns one result per stage."""
+
+    name = "sample+caption"
+
+    def __init__(self, sample: SampleStage, transcribe: TranscribeStage | None, caption: CaptionStage) -> None:
+        self.stages: tuple[Any, ...] = tuple(s for s in (sample, transcribe, caption) if s is not None)
+        self.sample, self.transcribe, self.caption = sample, transcribe, caption
+
+    def reset(self, store: Store, sources: list[VideoSource]) -> None:
+        for stage in self.stages:
+            stage.reset(store, sources)
+
+    def run(self, ctx: StageContext, sources: list[VideoSource]) -> list[StageResult]:
+        store = ctx.store
+        plan = self.sample.plan(ctx, sources)
+        video_ids = [s.video_id for s in sources]
+        pending = start_pass(store, **self.caption.outputs(ctx, video_ids))
+        spoken = StageResult(TranscribeStage.name)
+        to_transcribe = {s.video_id: s for s in self.transcribe.wanted(ctx, sources, spoken)} if self.transcribe else {}
+        jobs_left = Counter(job.video_id for job in plan.jobs)
+        clips_left = {id(job): len(job.clips) for job in plan.jobs}
+        decoded: queue.Queue = queue.Queue(AHEAD)
+        stop = threading.Event()
+        producer = threading.Thread(target=self._decode, args=(ctx, plan.jobs, decoded, stop), name="decode", daemon=True)
+
+        with (
+            ctx.progress(plan.total, desc="sample") as sample_bar,
+            ctx.progress(len(to_transcribe), TranscribeStage.name, unit="video") if self.transcribe else nullcontext() as speech_bar,
+            ctx.progress(0, pending.label) as vision_bar,
+            VisionPass(
+                store, lambda: ctx.models.vision, ctx.pipeline.caption_batch_size, pending, vision_bar,
+                notify=lambda: _nudge(decoded),
+            ) as vision,
+        ):
+
+            def admit(clips: list[ClipRow]) -> None:
+                added = sum(pending.add(store, clip) for clip in clips)
+                vision.admitted(added)
+                _grow(vision_bar, added)
+
+            def sampled(video_id: str) -> None:
+                """Every clip of the video is sampled: its speech, then its clips to the model."""
+                if self.transcribe is None:
+                    return
+                if video_id in to_transcribe:
+                    self.transcribe.video(ctx, to_transcribe[video_id], spoken)
+                    speech_bar.update(1)
+                admit(clips_of(store, [video_id]))
+
+            producer.start()
+            try:
+                # the first clip first: `--workers` processes are forked before any model thread exists
+                item = decoded.get()
+                admit(clips_of(store, video_ids) if self.transcribe is None else [])
+                for video_id in video_ids:
+                    if video_id not in jobs_left:
+                        sampled(video_id)
+                last = time.monotonic()
+                while not isinstance(item, _Done):
+                    if item is not _WAKE:
+                        job, outcome = item
+                        row = self.sample.take(store, plan, job, outcome)
+                        if row is not None:
+                            sample_bar.update(1)
+                            if self.transcribe is None:
+                                admit([row])
+                        clips_left[id(job)] = 0 if isinstance(outcome, VideoError) else clips_left[id(job)] - 1
+                        if not clips_left[id(job)]:
+                            jobs_left[job.video_id] -= 1
+                            if not jobs_left[job.video_id]:
+                                sampled(job.video_id)
+                        last = time.monotonic()
+                    vision.pump(partial=decoded.empty() and time.monotonic() - last >= IDLE)
+                    try:
+                        item = decoded.get(timeout=max(0.0, last + IDLE - time.monotonic()) if vision.waiting else None)
+                    except queue.Empty:
+                        item = _WAKE
+                if item.error is not None:
+                    raise item.error
+                vision.finish()
+            finally:
+                stop.set()
+                producer.join()
+        results = [self.sample.summary(ctx.pipeline, plan)]
+        if self.transcribe is not None:
+            results.append(spoken)
+        return [*results, self.caption.finish(ctx, pending.results)]
+
+    def _decode(self, ctx: StageContext, jobs: list[ClipJob], decoded: queue.Queue, stop: threading.Event) -> None:
+        """The producer: each decoded clip (or a job's VideoError) into `decoded`, then `_Done`."""
+        outcomes = self.sample.outcomes(ctx, jobs)
+        end = _Done()
+        try:
+            for item in outcomes:
+                if not _put(decoded, item, stop):
+                    return
+        except BaseException as exc:  # handed to the consumer, which raises it
+            end = _Done(exc)
+        finally:
+            outcomes.close()
+        _put(decoded, end, stop)
+
+
+def _put(decoded: queue.Queue, item: tuple[ClipJob, SampledClip | VideoError] | _Done, stop: threading.Event) -> bool:
+    """Put `item` when there is room, unless the consumer stopped (False)."""
+    while not stop.is_set():
+        try:
+            decoded.put(item, timeout=0.1)
+            return True
+        except queue.Full:
+            continue
+    return False
+
+
+def _nudge(decoded: queue.Queue) -> None:
+    """Wake the consumer; a full queue wakes it anyway."""
+    try:
+        decoded.put_nowait(_WAKE)
+    except queue.Full:
+        pass
+
+
+def _grow(bar: Any, n: int) -> None:
+    """More clips for the vision pass's bar, known as they are sampled."""
+    if n:
+        bar.total += n
+        bar.refresh()

@@ -1,0 +1,77 @@
+"""Streaming ingest (pipeline/streaming.py): sample and caption in one run build the same store as
+stage by stage, and the model is asked while decoding still runs. (Its SIGKILL test is in
+test_kill.py.)"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+import pytest
+from kill_stage import PIPELINE, ScriptedModels, ScriptedVision, contents, run_stages
+
+from videomem.models.base import ClipNotes, ClipView
+from videomem.pipeline.base import StageContext
+from videomem.pipeline.caption import CaptionStage
+from videomem.pipeline.runner import discover_sources
+from videomem.pipeline.sample import ClipJob, SampledClip, SampleStage
+from videomem.pipeline.streaming import StreamedStages
+from videomem.store import Store
+
+
+@pytest.mark.parametrize("between", [[], ["transcribe"]], ids=["per-clip", "with-transcribe"])
+def test_streamed_store_equals_stage_by_stage(bikes: Path, speech_video: Path, tmp_path: Path, between: list[str]) -> None:
+    """Captions that quote each clip's transcript: with transcribe in the run, a clip reaches the
+    model only once its speech is stored."""
+    videos = [bikes, speech_video]
+    later = [*between, "caption", "objects"]
+    by_stage = run_stages(tmp_path / "by-stage", videos, ["sample"])
+    run_stages(by_stage, videos, later)
+    streamed = run_stages(tmp_path / "streamed", videos, ["sample", *later])
+    got = contents(streamed)
+    assert got == contents(by_stage)
+    assert len(got["clips"]) == len(got["events"]) > 10
+    assert bool(between) == any("heard: " in text and not text.endswith("heard: ") for *_, text in got["events"])
+
+
+class _AskedVision(ScriptedVision):
+    """Logs each request and lets decoding go on once the model has been asked."""
+
+    def __init__(self, log: list[str], asked: threading.Event) -> None:
+        self.log, self.asked = log, asked
+
+    def describe_clips(self, clips: Sequence[ClipView]) -> list[ClipNotes]:
+        self.log.append(f"asked {len(clips)}")
+        self.asked.set()
+        return super().describe_clips(clips)
+
+
+class _GatedSample(SampleStage):
+    """Decodes as the sample stage does, but after the clips of one batch holds back the rest
+    until the model has been asked (a stage-by-stage run would wait here in vain)."""
+
+    def __init__(self, log: list[str], asked: threading.Event) -> None:
+        self.log, self.asked = log, asked
+
+    def outcomes(self, ctx: StageContext, jobs: list[ClipJob]) -> Iterator[tuple[ClipJob, SampledClip | Exception]]:
+        for n, item in enumerate(super().outcomes(ctx, jobs), 1):
+            self.log.append("decoded")
+            yield item
+            if n == ctx.pipeline.caption_batch_size:
+                self.asked.wait(timeout=60)
+
+
+def test_the_model_is_asked_before_decoding_ends(bikes: Path, tmp_path: Path) -> None:
+    log: list[str] = []
+    asked = threading.Event()
+    models = ScriptedModels(vision=_AskedVision(log, asked))
+    sources, _ = discover_sources([bikes])
+    with Store(tmp_path / "s", create=True) as store:
+        ctx = StageContext(store, PIPELINE, lambda: models, stages=("sample", "caption", "objects"), show_progress=False)
+        sample, caption = StreamedStages(_GatedSample(log, asked), None, CaptionStage()).run(ctx, sources)
+        assert store.query("SELECT COUNT(*) FROM events")[0][0] == 5
+    assert (sample.done, caption.done, ctx.ahead["objects"].done) == (5, 5, 5)
+    asks = [int(entry.split()[1]) for entry in log if entry.startswith("asked")]
+    assert log.index(f"asked {asks[0]}") < len(log) - 1 - log[::-1].index("decoded"), log
+    assert sum(asks) == 5 and max(asks) <= PIPELINE.caption_batch_size, log
