@@ -119,3 +119,20 @@ def test_sigkill_while_transcribing_then_resume(speech_video: Path, tmp_path: Pa
         assert [tuple(r) for r in db.query(speech)] == [tuple(r) for r in ref.query(speech)]
         assert [tuple(r) for r in db.query(progress)] == [tuple(r) for r in ref.query(progress)]
         assert len(db.query(speech)) >= 3 and {r["source"] for r in db.query(speech)} == {"asr"}
+
+
+def test_sigkill_while_sampling_and_captioning_then_resume(sampled, tmp_path: Path) -> None:
+    """One streaming run (sample, caption and objects together) from scratch: killed inside the
+    5th caption's transaction, while later clips were being decoded and committed."""
+    _, videos = sampled
+    stages = ["sample", "caption", "objects"]
+    clean = run_stages(tmp_path / "clean", videos, stages)
+    killed = tmp_path / "killed"
+    _kill(killed, videos, ",".join(stages), "INTO events:5")
+    at_kill = contents(killed)
+    assert len(at_kill["events"]) == 4 and len(at_kill["clips"]) >= 5
+    run_stages(killed, videos, stages)
+    after = contents(killed)
+    assert after == contents(clean)
+    assert len(after["clips"]) == len(after["events"]) == 24 and len(after["observations"]) == 48
+    _index_agrees(killed, "events", "events")
