@@ -53,6 +53,7 @@ bench: $(STAMP)
 	$(PY) benchmarks/visual_stage.py
 	$(PY) benchmarks/ppr.py
 	$(PY) benchmarks/asr.py
+	$(PY) benchmarks/streaming.py
 
 clean:
 	rm -rf $(VENV) $(DEMO_DIR)

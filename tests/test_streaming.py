@@ -17,6 +17,7 @@ from videomem.pipeline.caption import CaptionStage
 from videomem.pipeline.runner import discover_sources
 from videomem.pipeline.sample import ClipJob, SampledClip, SampleStage
 from videomem.pipeline.streaming import StreamedStages
+from videomem.server.jobs import IngestRequest, Job
 from videomem.store import Store
 
 
@@ -75,3 +76,15 @@ def test_the_model_is_asked_before_decoding_ends(bikes: Path, tmp_path: Path) ->
     asks = [int(entry.split()[1]) for entry in log if entry.startswith("asked")]
     assert log.index(f"asked {asks[0]}") < len(log) - 1 - log[::-1].index("decoded"), log
     assert sum(asks) == 5 and max(asks) <= PIPELINE.caption_batch_size, log
+
+
+def test_a_server_job_counts_the_last_bar_opened() -> None:
+    """A streaming run keeps the sample and caption bars open together: an ingest job reports the
+    caption bar, whose total grows as clips are sampled, and the sample bar does not count into it."""
+    job = Job(1, IngestRequest(paths=["talk.mp4"]))
+    sample, caption = job.bar(10, "sample"), job.bar(0, "caption+objects")
+    sample.update(3)
+    caption.total += 4
+    caption.refresh()
+    caption.update(1)
+    assert job.to_json()["progress"] == {"stage": "caption+objects", "done": 1, "total": 4, "unit": "clip"}

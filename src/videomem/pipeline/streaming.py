@@ -155,6 +155,7 @@ class StreamedStages:
                         item = _WAKE
                 if item.error is not None:
                     raise item.error
+                sample_bar.close()
                 vision.finish()
             finally:
                 stop.set()
