@@ -11,10 +11,11 @@ from pathlib import Path
 import pytest
 from kill_stage import PIPELINE, ScriptedModels, ScriptedVision, contents, run_stages
 
-from videomem.models.base import ClipNotes, ClipView
+from videomem.errors import ModelError
+from videomem.models.base import ClipNotes, ClipView, Unusable
 from videomem.pipeline.base import StageContext
 from videomem.pipeline.caption import CaptionStage
-from videomem.pipeline.runner import discover_sources
+from videomem.pipeline.runner import discover_sources, ingest
 from videomem.pipeline.sample import ClipJob, SampledClip, SampleStage
 from videomem.pipeline.streaming import StreamedStages
 from videomem.server.jobs import IngestRequest, Job
@@ -34,6 +35,9 @@ def test_streamed_store_equals_stage_by_stage(bikes: Path, speech_video: Path, t
     assert got == contents(by_stage)
     assert len(got["clips"]) == len(got["events"]) > 10
     assert bool(between) == any("heard: " in text and not text.endswith("heard: ") for *_, text in got["events"])
+    with Store(streamed) as store:  # --force redoes it all, to the same store
+        assert ingest(videos, store, PIPELINE, ScriptedModels, stages=["sample", *later], force=True, show_progress=False).ok
+    assert contents(streamed) == got
 
 
 class _AskedVision(ScriptedVision):
@@ -76,6 +80,52 @@ def test_the_model_is_asked_before_decoding_ends(bikes: Path, tmp_path: Path) ->
     asks = [int(entry.split()[1]) for entry in log if entry.startswith("asked")]
     assert log.index(f"asked {asks[0]}") < len(log) - 1 - log[::-1].index("decoded"), log
     assert sum(asks) == 5 and max(asks) <= PIPELINE.caption_batch_size, log
+
+
+class _FlakyVision(ScriptedVision):
+    """An unusable reply for the clip at 2 s; with `down`, the server is gone (every call fails)."""
+
+    def __init__(self, down: bool = False) -> None:
+        self.down, self.scripted = down, ScriptedVision()
+
+    def _answers(self, clips: Sequence[ClipView], answers: list) -> list:
+        if self.down:
+            raise ModelError("the VLM server went away")
+        return [Unusable("no JSON object", "Sorry.") if c.t_start == 2 else a for c, a in zip(clips, answers)]
+
+    def describe_clips(self, clips: Sequence[ClipView]) -> list:
+        return self._answers(clips, self.scripted.describe_clips(clips))
+
+    def caption_clips(self, clips: Sequence[ClipView]) -> list:
+        return self._answers(clips, self.scripted.caption_clips(clips))
+
+    def extract_objects(self, clips: Sequence[ClipView]) -> list:
+        return self._answers(clips, self.scripted.extract_objects(clips))
+
+
+def test_failures_in_a_streaming_run_are_those_of_stage_by_stage(bikes: Path, tmp_path: Path) -> None:
+    """A file that is no video, a backend that goes away, then an unusable reply: each reported as
+    stage by stage reports it, every sampled clip kept, and each re-run does only what is left."""
+    bad = tmp_path / "bad.mp4"
+    bad.write_bytes(b"not a video")
+    stages = ("sample", "caption", "objects")
+
+    def ingest_with(vision: ScriptedVision) -> list:
+        with Store(tmp_path / "s", create=True) as store:
+            report = ingest([bikes, bad], store, PIPELINE, lambda: ScriptedModels(vision=vision), stages=stages, show_progress=False)
+        return report.results
+
+    sample, caption, objects = ingest_with(_FlakyVision(down=True))
+    assert sample.done == 5 and [what for what, _ in sample.failures] == [str(bad)]
+    gone = "the VLM server went away (5 clips left to do; re-run ingest to resume)"
+    assert (caption.done, caption.failures, objects.done) == (0, [("caption", gone)], 0)
+    sample, caption, objects = ingest_with(_FlakyVision())
+    assert (sample.done, sample.skipped) == (0, 5)
+    unusable = [("bikes:1", "no JSON object (recorded; re-run ingest to retry)")]
+    assert (caption.done, caption.failures, objects.done, objects.failures) == (4, unusable, 4, unusable)
+    sample, caption, objects = ingest_with(ScriptedVision())
+    assert (caption.done, caption.skipped, caption.failures, objects.done) == (1, 4, [], 1)
+    assert len(contents(tmp_path / "s")["events"]) == 5
 
 
 def test_a_server_job_counts_the_last_bar_opened() -> None:

@@ -37,7 +37,7 @@ from videomem.memory.clips import ClipRow, clips_of
 from videomem.memory.vision_pass import VisionPass, start_pass
 from videomem.pipeline.base import Stage, StageContext, StageResult, VideoSource
 from videomem.pipeline.caption import CaptionStage
-from videomem.pipeline.sample import ClipJob, SampledClip, SampleStage
+from videomem.pipeline.sample import ClipJob, SampledClip, SamplePlan, SampleStage
 from videomem.pipeline.transcribe import TranscribeStage
 from videomem.store import Store
 
@@ -81,76 +81,44 @@ class StreamedStages:
     name = "sample+caption"
 
     def __init__(self, sample: SampleStage, transcribe: TranscribeStage | None, caption: CaptionStage) -> None:
-        self.stages: tuple[Any, ...] = tuple(s for s in (sample, transcribe, caption) if s is not None)
         self.sample, self.transcribe, self.caption = sample, transcribe, caption
 
     def reset(self, store: Store, sources: list[VideoSource]) -> None:
-        for stage in self.stages:
-            stage.reset(store, sources)
+        for stage in (self.sample, self.transcribe, self.caption):
+            if stage is not None:
+                stage.reset(store, sources)
 
     def run(self, ctx: StageContext, sources: list[VideoSource]) -> list[StageResult]:
-        store = ctx.store
         plan = self.sample.plan(ctx, sources)
         video_ids = [s.video_id for s in sources]
-        pending = start_pass(store, **self.caption.outputs(ctx, video_ids))
+        pending = start_pass(ctx.store, **self.caption.outputs(ctx, video_ids))
         spoken = StageResult(TranscribeStage.name)
-        to_transcribe = {s.video_id: s for s in self.transcribe.wanted(ctx, sources, spoken)} if self.transcribe else {}
-        jobs_left = Counter(job.video_id for job in plan.jobs)
-        clips_left = {id(job): len(job.clips) for job in plan.jobs}
+        speech = {s.video_id: s for s in self.transcribe.wanted(ctx, sources, spoken)} if self.transcribe else {}
         decoded: queue.Queue = queue.Queue(AHEAD)
         stop = threading.Event()
         producer = threading.Thread(target=self._decode, args=(ctx, plan.jobs, decoded, stop), name="decode", daemon=True)
-
         with (
             ctx.progress(plan.total, desc="sample") as sample_bar,
-            ctx.progress(len(to_transcribe), TranscribeStage.name, unit="video") if self.transcribe else nullcontext() as speech_bar,
+            ctx.progress(len(speech), TranscribeStage.name, unit="video") if speech else nullcontext() as speech_bar,
             ctx.progress(0, pending.label) as vision_bar,
             VisionPass(
-                store, lambda: ctx.models.vision, ctx.pipeline.caption_batch_size, pending, vision_bar,
+                ctx.store, lambda: ctx.models.vision, ctx.pipeline.caption_batch_size, pending, vision_bar,
                 notify=lambda: _nudge(decoded),
             ) as vision,
         ):
-
-            def admit(clips: list[ClipRow]) -> None:
-                added = sum(pending.add(store, clip) for clip in clips)
-                vision.admitted(added)
-                _grow(vision_bar, added)
-
-            def sampled(video_id: str) -> None:
-                """Every clip of the video is sampled: its speech, then its clips to the model."""
-                if self.transcribe is None:
-                    return
-                if video_id in to_transcribe:
-                    self.transcribe.video(ctx, to_transcribe[video_id], spoken)
-                    speech_bar.update(1)
-                admit(clips_of(store, [video_id]))
-
+            run = _Run(self, ctx, plan, vision, speech, spoken, sample_bar, speech_bar, vision_bar)
             producer.start()
             try:
                 # the first clip first: `--workers` processes are forked before any model thread exists
                 item = decoded.get()
-                admit(clips_of(store, video_ids) if self.transcribe is None else [])
-                for video_id in video_ids:
-                    if video_id not in jobs_left:
-                        sampled(video_id)
-                last = time.monotonic()
+                run.start(video_ids)
                 while not isinstance(item, _Done):
                     if item is not _WAKE:
-                        job, outcome = item
-                        row = self.sample.take(store, plan, job, outcome)
-                        if row is not None:
-                            sample_bar.update(1)
-                            if self.transcribe is None:
-                                admit([row])
-                        clips_left[id(job)] = 0 if isinstance(outcome, VideoError) else clips_left[id(job)] - 1
-                        if not clips_left[id(job)]:
-                            jobs_left[job.video_id] -= 1
-                            if not jobs_left[job.video_id]:
-                                sampled(job.video_id)
-                        last = time.monotonic()
-                    vision.pump(partial=decoded.empty() and time.monotonic() - last >= IDLE)
+                        run.take(*item)
+                    vision.pump(partial=decoded.empty() and time.monotonic() - run.last_added >= IDLE)
+                    wait = run.last_added + IDLE - time.monotonic() if vision.waiting else None
                     try:
-                        item = decoded.get(timeout=max(0.0, last + IDLE - time.monotonic()) if vision.waiting else None)
+                        item = decoded.get(timeout=None if wait is None else max(0.0, wait))
                     except queue.Empty:
                         item = _WAKE
                 if item.error is not None:
@@ -160,9 +128,7 @@ class StreamedStages:
             finally:
                 stop.set()
                 producer.join()
-        results = [self.sample.summary(ctx.pipeline, plan)]
-        if self.transcribe is not None:
-            results.append(spoken)
+        results = [self.sample.summary(ctx.pipeline, plan), *([spoken] if self.transcribe else [])]
         return [*results, self.caption.finish(ctx, pending.results)]
 
     def _decode(self, ctx: StageContext, jobs: list[ClipJob], decoded: queue.Queue, stop: threading.Event) -> None:
@@ -178,6 +144,67 @@ class StreamedStages:
         finally:
             outcomes.close()
         _put(decoded, end, stop)
+
+
+class _Run:
+    """What the writing thread does with each decoded clip: commit it, and hand the clips that
+    are ready to the vision pass (each clip at once, or a video's once it is transcribed)."""
+
+    def __init__(
+        self,
+        stages: StreamedStages,
+        ctx: StageContext,
+        plan: SamplePlan,
+        vision: VisionPass,
+        speech: dict[str, VideoSource],
+        spoken: StageResult,
+        sample_bar: Any,
+        speech_bar: Any,
+        vision_bar: Any,
+    ) -> None:
+        self.stages, self.ctx, self.plan, self.vision, self.speech, self.spoken = stages, ctx, plan, vision, speech, spoken
+        self.sample_bar, self.speech_bar, self.vision_bar = sample_bar, speech_bar, vision_bar
+        self.jobs_left = Counter(job.video_id for job in plan.jobs)
+        self.clips_left = {id(job): len(job.clips) for job in plan.jobs}
+        self.last_added = time.monotonic()
+        """When the vision pass last got a clip (a partial batch waits `IDLE` for more)."""
+
+    def start(self, video_ids: list[str]) -> None:
+        """The clips an earlier run sampled, and the videos with nothing left to decode."""
+        if self.stages.transcribe is None:
+            self.admit(clips_of(self.ctx.store, video_ids))
+        for video_id in video_ids:
+            if video_id not in self.jobs_left:
+                self.sampled(video_id)
+
+    def take(self, job: ClipJob, outcome: SampledClip | VideoError) -> None:
+        row = self.stages.sample.take(self.ctx.store, self.plan, job, outcome)
+        if row is not None:
+            self.sample_bar.update(1)
+            if self.stages.transcribe is None:
+                self.admit([row])
+        self.clips_left[id(job)] = 0 if isinstance(outcome, VideoError) else self.clips_left[id(job)] - 1
+        if not self.clips_left[id(job)]:
+            self.jobs_left[job.video_id] -= 1
+            if not self.jobs_left[job.video_id]:
+                self.sampled(job.video_id)
+
+    def sampled(self, video_id: str) -> None:
+        """Every clip of the video is sampled: with transcribe, its speech, then its clips to the model."""
+        if self.stages.transcribe is None:
+            return
+        if video_id in self.speech:
+            self.stages.transcribe.video(self.ctx, self.speech[video_id], self.spoken)
+            self.speech_bar.update(1)
+        self.admit(clips_of(self.ctx.store, [video_id]))
+
+    def admit(self, clips: list[ClipRow]) -> None:
+        added = sum(self.vision.pending.add(self.ctx.store, clip) for clip in clips)
+        if added:
+            self.vision.admitted(added)
+            self.vision_bar.total += added
+            self.vision_bar.refresh()
+            self.last_added = time.monotonic()
 
 
 def _put(decoded: queue.Queue, item: tuple[ClipJob, SampledClip | VideoError] | _Done, stop: threading.Event) -> bool:
@@ -197,10 +224,3 @@ def _nudge(decoded: queue.Queue) -> None:
         decoded.put_nowait(_WAKE)
     except queue.Full:
         pass
-
-
-def _grow(bar: Any, n: int) -> None:
-    """More clips for the vision pass's bar, known as they are sampled."""
-    if n:
-        bar.total += n
-        bar.refresh()
