@@ -107,7 +107,7 @@ def contents(root: Path) -> dict[str, list[tuple]]:
         "clips": "SELECT video_id, idx, t_start, t_end FROM clips ORDER BY video_id, idx",
         "frames": "SELECT video_id, t, path, width, height FROM frames ORDER BY video_id, t",
         "transcripts": "SELECT video_id, t_start, t_end, text, source FROM transcripts ORDER BY video_id, t_start, text",
-        "events": "SELECT video_id, t_start, t_end, text FROM events ORDER BY video_id, t_start",
+        "events": "SELECT video_id, t_start, t_end, text, source FROM events ORDER BY video_id, t_start",
         "observations": "SELECT b.video_id, b.t_start, b.name, b.value, o.name, o.first_seen FROM object_observations b "
         "LEFT JOIN objects o ON o.id = b.object_id ORDER BY b.video_id, b.t_start, b.name",
         "objects": "SELECT name, kind, first_seen, last_seen, appearance_json, summary FROM objects ORDER BY first_seen, name",
