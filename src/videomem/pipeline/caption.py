@@ -7,6 +7,8 @@ the objects stage then only consolidates.
 
 from __future__ import annotations
 
+from typing import Any
+
 from videomem.memory import events, objects
 from videomem.memory.vision_pass import Output, describe_pending
 from videomem.pipeline.base import StageContext, StageResult, VideoSource
@@ -21,7 +23,7 @@ class CaptionStage:
         outputs = self.outputs(ctx, video_ids)
         return self.finish(ctx, self.describe(ctx, video_ids, **outputs))
 
-    def outputs(self, ctx: StageContext, video_ids: list[str]) -> dict:
+    def outputs(self, ctx: StageContext, video_ids: list[str]) -> dict[str, Any]:
         """What the vision pass fills (`caption`, `objects` when the run builds the object memory)
         and the clips it leaves alone (`exclude`: captioned by import; objects read from text)."""
         return {

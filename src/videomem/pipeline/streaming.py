@@ -8,7 +8,8 @@ decoded clip to this thread through a bounded queue, so decoding runs at most `A
 of the commits; this thread is the only one that writes SQLite. It commits each clip as the
 sample stage does, adds it to the vision pass's plan (`VisionPass`) and lets the pass send the
 batches that are full; a batch answered wakes it through the same queue. A partial batch is sent
-when no decoded clip has come for `IDLE` seconds, or decoding is over.
+when the pass has got no clip for `IDLE` seconds and none waits to be committed, or when
+decoding is over.
 
 With `transcribe` in the run a clip needs its speech before the model sees it, and the speech of
 a video is transcribed once all its clips are sampled (its audio chunks are aligned to the
@@ -44,7 +45,7 @@ from videomem.store import Store
 AHEAD = 32
 """Decoded clips that may wait for their commit: enough for a few batches of the model."""
 IDLE = 1.0
-"""Seconds with no decoded clip after which a partial batch goes to the model."""
+"""Seconds with no new clip for the vision pass after which a partial batch goes to the model."""
 
 
 @dataclass(frozen=True)
