@@ -54,6 +54,7 @@ bench: $(STAMP)
 	$(PY) benchmarks/ppr.py
 	$(PY) benchmarks/asr.py
 	$(PY) benchmarks/objects_scale.py
+	$(PY) benchmarks/streaming.py
 
 clean:
 	rm -rf $(VENV) $(DEMO_DIR)

@@ -54,7 +54,7 @@ class ScriptedVision:
         return [ClipNotes(caption=c, objects=o) for c, o in zip(self.caption_clips(clips), self.extract_objects(clips))]
 
     def caption_clips(self, clips: Sequence[ClipView]) -> list[str]:
-        return [f"{c.video_id} from {c.t_start:g} to {c.t_end:g} shows {len(c.frames)} frames" for c in clips]
+        return [f"{c.video_id} from {c.t_start:g} to {c.t_end:g} shows {len(c.frames)} frames; heard: {c.transcript}" for c in clips]
 
     def extract_objects(self, clips: Sequence[ClipView]) -> list[list[ObjectRecord]]:
         return [
@@ -99,6 +99,22 @@ def run_stages(store_dir: Path, videos: Sequence[Path], stages: Sequence[str]) -
     if not report.ok:
         raise SystemExit(f"ingest failed: {report.all_failures()}")
     return store_dir
+
+
+def contents(root: Path) -> dict[str, list[tuple]]:
+    """Everything sample, caption and objects write, by natural keys (row ids differ between runs)."""
+    queries = {
+        "clips": "SELECT video_id, idx, t_start, t_end FROM clips ORDER BY video_id, idx",
+        "frames": "SELECT video_id, t, path, width, height FROM frames ORDER BY video_id, t",
+        "transcripts": "SELECT video_id, t_start, t_end, text, source FROM transcripts ORDER BY video_id, t_start, text",
+        "events": "SELECT video_id, t_start, t_end, text, source FROM events ORDER BY video_id, t_start",
+        "observations": "SELECT b.video_id, b.t_start, b.name, b.value, o.name, o.first_seen FROM object_observations b "
+        "LEFT JOIN objects o ON o.id = b.object_id ORDER BY b.video_id, b.t_start, b.name",
+        "objects": "SELECT name, kind, first_seen, last_seen, appearance_json, summary FROM objects ORDER BY first_seen, name",
+        "progress": "SELECT stage, unit FROM stage_progress ORDER BY stage, unit",
+    }
+    with Store(root) as store:
+        return {name: [tuple(r) for r in store.query(sql)] for name, sql in queries.items()}
 
 
 def _die() -> None:

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import faiss
 import pytest
-from kill_stage import ScriptedModels, run_stages
+from kill_stage import ScriptedModels, contents, run_stages
 
 from conftest import make_video
 from videomem.memory.events import EventMemory
@@ -51,19 +51,6 @@ def _kill(store: Path, videos: list[Path], stages: str, at: str) -> None:
     assert done.returncode == -signal.SIGKILL, done.stderr
 
 
-def _contents(root: Path) -> dict[str, list[tuple]]:
-    """Everything caption and objects write, by natural keys (row ids differ between runs)."""
-    queries = {
-        "events": "SELECT video_id, t_start, t_end, text FROM events ORDER BY video_id, t_start",
-        "observations": "SELECT b.video_id, b.t_start, b.name, b.value, o.name, o.first_seen FROM object_observations b "
-        "LEFT JOIN objects o ON o.id = b.object_id ORDER BY b.video_id, b.t_start, b.name",
-        "objects": "SELECT name, kind, first_seen, last_seen, appearance_json, summary FROM objects ORDER BY first_seen, name",
-        "progress": "SELECT stage, unit FROM stage_progress ORDER BY stage, unit",
-    }
-    with Store(root) as store:
-        return {name: [tuple(r) for r in store.query(sql)] for name, sql in queries.items()}
-
-
 def _index_agrees(root: Path, name: str, table: str) -> None:
     index = faiss.read_index(str(root / "index" / f"{name}.faiss"))
     sidecar = json.loads((root / "index" / f"{name}.json").read_text())
@@ -80,10 +67,10 @@ def test_sigkill_while_captioning_then_resume(sampled, tmp_path: Path) -> None:
     clean = run_stages(_copy(store, tmp_path / "clean"), videos, ["caption"])
     killed = _copy(store, tmp_path / "killed")
     _kill(killed, videos, "caption", "INTO events:5")
-    assert len(_contents(killed)["events"]) == 4  # the 5th clip's caption was rolled back with its progress
+    assert len(contents(killed)["events"]) == 4  # the 5th clip's caption was rolled back with its progress
     run_stages(killed, videos, ["caption"])
-    assert _contents(killed) == _contents(clean)
-    assert len(_contents(killed)["events"]) == 24
+    assert contents(killed) == contents(clean)
+    assert len(contents(killed)["events"]) == 24
     _index_agrees(killed, "events", "events")
 
 
@@ -97,8 +84,8 @@ def test_sigkill_while_consolidating_objects_then_resume(sampled, tmp_path: Path
         pending = db.query("SELECT COUNT(*) FROM object_observations WHERE object_id IS NULL")[0][0]
         assert pending == 48 - 2 * 4
     run_stages(killed, videos, ["objects"])
-    after = _contents(killed)
-    assert after == _contents(clean)
+    after = contents(killed)
+    assert after == contents(clean)
     assert len(after["observations"]) == 48 and all(row[4] is not None for row in after["observations"])
     assert [o[0] for o in after["objects"]].count("person 1") == 1  # one person, never created twice
     _index_agrees(killed, "object_observations", "object_observations")
@@ -132,3 +119,20 @@ def test_sigkill_while_transcribing_then_resume(speech_video: Path, tmp_path: Pa
         assert [tuple(r) for r in db.query(speech)] == [tuple(r) for r in ref.query(speech)]
         assert [tuple(r) for r in db.query(progress)] == [tuple(r) for r in ref.query(progress)]
         assert len(db.query(speech)) >= 3 and {r["source"] for r in db.query(speech)} == {"asr"}
+
+
+def test_sigkill_while_sampling_and_captioning_then_resume(sampled, tmp_path: Path) -> None:
+    """One streaming run (sample, caption and objects together) from scratch: killed inside the
+    5th caption's transaction, while later clips were being decoded and committed."""
+    _, videos = sampled
+    stages = ["sample", "caption", "objects"]
+    clean = run_stages(tmp_path / "clean", videos, stages)
+    killed = tmp_path / "killed"
+    _kill(killed, videos, ",".join(stages), "INTO events:5")
+    at_kill = contents(killed)
+    assert len(at_kill["events"]) == 4 and len(at_kill["clips"]) >= 5
+    run_stages(killed, videos, stages)
+    after = contents(killed)
+    assert after == contents(clean)
+    assert len(after["clips"]) == len(after["events"]) == 24 and len(after["observations"]) == 48
+    _index_agrees(killed, "events", "events")

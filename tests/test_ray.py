@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from kill_stage import PIPELINE, HashEmbedder, ScriptedModels, ScriptedVision
+from kill_stage import PIPELINE, HashEmbedder, ScriptedModels, ScriptedVision, contents
 
 from conftest import make_video
 from videomem.config import ModelsConfig, RoleConfig
@@ -127,18 +127,10 @@ def _ray_ingest(root: Path, videos: list[Path], factory=RayModels):
 
 def _contents(root: Path) -> dict[str, list[tuple]]:
     """Every row the clip-level stages write, by natural keys (row ids may differ), and every frame file."""
-    queries = {
-        "clips": "SELECT video_id, idx, t_start, t_end FROM clips ORDER BY video_id, idx",
-        "frames": "SELECT video_id, t, path, width, height FROM frames ORDER BY video_id, t",
-        "events": "SELECT video_id, t_start, t_end, text, source FROM events ORDER BY video_id, t_start",
-        "observations": "SELECT video_id, t_start, name, value FROM object_observations ORDER BY video_id, t_start, name",
-        "objects": "SELECT name, kind, first_seen, last_seen FROM objects ORDER BY first_seen, name",
-        "visual": "SELECT video_id, idx, t_start, t_end, frames_json, embedder, vector FROM visual_segments "
-        "ORDER BY video_id, idx",
-        "progress": "SELECT stage, unit FROM stage_progress ORDER BY stage, unit",
-    }
+    out = contents(root)
     with Store(root, read_only=True) as store:
-        out = {name: [tuple(r) for r in store.query(sql)] for name, sql in queries.items()}
+        visual = "SELECT video_id, idx, t_start, t_end, frames_json, embedder, vector FROM visual_segments ORDER BY video_id, idx"
+        out["visual"] = [tuple(r) for r in store.query(visual)]
     out["frame files"] = sorted((p.relative_to(root).as_posix(), p.read_bytes()) for p in (root / "frames").rglob("*.jpg"))
     return out
 

@@ -7,6 +7,8 @@ the objects stage then only consolidates.
 
 from __future__ import annotations
 
+from typing import Any
+
 from videomem.memory import events, objects
 from videomem.memory.vision_pass import Output, describe_pending
 from videomem.pipeline.base import StageContext, StageResult, VideoSource
@@ -17,16 +19,22 @@ class CaptionStage:
     name = events.STAGE
 
     def run(self, ctx: StageContext, sources: list[VideoSource]) -> StageResult:
-        also_objects = objects.OUTPUT if objects.STAGE in ctx.stages else None
         video_ids = [s.video_id for s in sources]
-        results = self.describe(
-            ctx,
-            video_ids,
-            caption=events.OUTPUT,
-            objects=also_objects,
-            exclude=frozenset(events.imported_captions(ctx.store, video_ids)),  # captioned; objects read from text
-        )
-        if also_objects is not None:
+        outputs = self.outputs(ctx, video_ids)
+        return self.finish(ctx, self.describe(ctx, video_ids, **outputs))
+
+    def outputs(self, ctx: StageContext, video_ids: list[str]) -> dict[str, Any]:
+        """What the vision pass fills (`caption`, `objects` when the run builds the object memory)
+        and the clips it leaves alone (`exclude`: captioned by import; objects read from text)."""
+        return {
+            "caption": events.OUTPUT,
+            "objects": objects.OUTPUT if objects.STAGE in ctx.stages else None,
+            "exclude": frozenset(events.imported_captions(ctx.store, video_ids)),
+        }
+
+    def finish(self, ctx: StageContext, results: dict[str, StageResult]) -> StageResult:
+        """The pass's results: the objects stage's kept for it, the event index brought up to date."""
+        if objects.STAGE in results:
             ctx.ahead[objects.STAGE] = results[objects.STAGE]
         events.EventMemory(ctx.store, ctx.models).refresh(ctx.progress)
         return results[events.STAGE]

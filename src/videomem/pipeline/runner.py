@@ -1,4 +1,5 @@
-"""Local pipeline runner: find the videos, then run each stage the pipeline lists, in order.
+"""Local pipeline runner: find the videos, then run each stage the pipeline lists, in order
+(`sample` and `caption` streaming into each other, pipeline/streaming.py).
 
 An ingest holds the store's writer lock from start to end, records the pipeline it ran with
 (the `pipeline` key of the `meta` table, part of an eval run's fingerprint), and refuses a file
@@ -18,6 +19,7 @@ from videomem.models.base import Usage
 from videomem.models.registry import ModelSet
 from videomem.pipeline.base import Stage, StageContext, StageResult, VideoSource
 from videomem.pipeline.ray_runner import RAY_STAGES, RayOptions, connect, ray_stage
+from videomem.pipeline.streaming import StreamedStages, streamed
 from videomem.store import Store
 from videomem.store.vectors import ProgressFactory
 from videomem.timeline import TimelineKind, egolife_start
@@ -134,7 +136,8 @@ def ingest(
     the terminal's progress bars (`StageContext.progress`), for a caller that reports progress.
     `captions` and `transcripts` are EgoLifeCap directories imported right after sampling
     (pipeline/imports.py). With `ray`, decoding, the vision pass and the visual embeddings run
-    on a Ray cluster (pipeline/ray_runner.py); the store is written here all the same.
+    on a Ray cluster (pipeline/ray_runner.py); the store is written here all the same. Without
+    `ray` and imports, `sample` and `caption` stream into each other (pipeline/streaming.py).
     """
     chosen = tuple(stages) if stages else pipeline.stages
     unknown = [s for s in chosen if s not in STAGE_ORDER]
@@ -165,8 +168,11 @@ def ingest(
         if force:  # all first: a stage may do a later stage's work in its pass (caption writes objects)
             for stage in run:
                 stage.reset(store, sources)
-        for stage in run:
-            report.results.append(stage.run(ctx, sources))
+        for stage in streamed(run) if ray is None and not imports else run:
+            if isinstance(stage, StreamedStages):
+                report.results += stage.run(ctx, sources)
+            else:
+                report.results.append(stage.run(ctx, sources))
     if ctx.models_built is not None:
         report.usage = ctx.models_built.meter.by_role()
     return report

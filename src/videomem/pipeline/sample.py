@@ -29,13 +29,14 @@ import threading
 import time
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor, as_completed
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from PIL import Image
 
 from videomem.config import PipelineConfig
 from videomem.errors import VideoError, VideomemError
+from videomem.memory.clips import ClipRow
 from videomem.pipeline.base import StageContext, StageResult, VideoSource
 from videomem.store import Store
 from videomem.video.clips import ClipSpan, plan_clips
@@ -147,55 +148,82 @@ class _Video:
     segments: dict[int, list[Segment]]
 
 
+@dataclass
+class SamplePlan:
+    """The decode jobs of a run and what its clips' commits need: filled by `SampleStage.plan`,
+    advanced by `SampleStage.take` per outcome, summed up by `SampleStage.summary`."""
+
+    result: StageResult
+    videos: dict[str, _Video] = field(default_factory=dict)
+    jobs: list[ClipJob] = field(default_factory=list)
+    failed: set[str] = field(default_factory=set)
+    empty: dict[str, set[int]] = field(default_factory=dict)
+
+    @property
+    def total(self) -> int:
+        """Clips to decode."""
+        return sum(len(j.clips) for j in self.jobs)
+
+
 class SampleStage:
     name = STAGE
     max_chunk: int | None = None
     """Most clips in one decode job (None: as many as splitting over the workers gives)."""
 
     def run(self, ctx: StageContext, sources: list[VideoSource]) -> StageResult:
-        result = StageResult(self.name)
+        plan = self.plan(ctx, sources)
+        with ctx.progress(plan.total, desc="sample") as bar:
+            for job, outcome in self.outcomes(ctx, plan.jobs):
+                if self.take(ctx.store, plan, job, outcome) is not None:
+                    bar.update(1)
+        return self.summary(ctx.pipeline, plan)
+
+    def plan(self, ctx: StageContext, sources: list[VideoSource]) -> SamplePlan:
+        """Probe and record each video, restore its deleted frame files, and cut the clips it
+        still lacks into decode jobs; a file that cannot be read is a failure of the plan."""
         store, cfg = ctx.store, ctx.pipeline
+        plan = SamplePlan(StageResult(self.name))
         done = store.done_units(self.name)
-        videos: dict[str, _Video] = {}
-        jobs: list[ClipJob] = []
         for source in sources:
             try:
                 info = probe(source.path)
                 segments = load_transcript(source.transcript, video_start=source.t_offset) if source.transcript else []
             except VideomemError as exc:
-                result.failures.append((str(source.path), _reason(exc, source.path)))
+                plan.result.failures.append((str(source.path), _reason(exc, source.path)))
                 continue
             clips = plan_clips(info.duration, cfg.clip_seconds)
             todo = [c for c in clips if unit_key(source.video_id, c.index) not in done]
-            result.skipped += len(clips) - len(todo)
+            plan.result.skipped += len(clips) - len(todo)
             _record_video(store, source, info)
             try:
-                result.repaired += repair(store, cfg, source, info)
+                plan.result.repaired += repair(store, cfg, source, info)
             except VideomemError as exc:
-                result.failures.append((str(source.path), _reason(exc, source.path)))
-            videos[source.video_id] = _Video(source, info, align(segments, clips))
-            jobs += _jobs(store, cfg, info, source.video_id, todo, ctx.workers, self.max_chunk)
+                plan.result.failures.append((str(source.path), _reason(exc, source.path)))
+            plan.videos[source.video_id] = _Video(source, info, align(segments, clips))
+            plan.jobs += _jobs(store, cfg, info, source.video_id, todo, ctx.workers, self.max_chunk)
+        return plan
 
-        failed: set[str] = set()
-        empty: dict[str, set[int]] = {}
-        with ctx.progress(sum(len(j.clips) for j in jobs), desc="sample") as bar:
-            for job, outcome in self.outcomes(ctx, jobs):
-                video = videos[job.video_id]
-                if isinstance(outcome, VideoError):
-                    if job.video_id not in failed:
-                        failed.add(job.video_id)
-                        result.failures.append((str(video.source.path), _reason(outcome, Path(job.info.path))))
-                    continue
-                _write_clip(store, video, outcome)
-                if not outcome.frames:
-                    empty.setdefault(job.video_id, set()).add(outcome.clip.index)
-                result.done += 1
-                bar.update(1)
-        for video_id, indices in empty.items():
-            video = videos[video_id]
-            if len(plan_clips(video.info.duration, cfg.clip_seconds)) - 1 in indices and video_id not in failed:
-                result.failures.append((str(video.source.path), _truncated(video, indices)))
-        return result
+    def take(self, store: Store, plan: SamplePlan, job: ClipJob, outcome: SampledClip | VideoError) -> ClipRow | None:
+        """Commit a sampled clip (its row as stored), or record the error that stopped its job."""
+        video = plan.videos[job.video_id]
+        if isinstance(outcome, VideoError):
+            if job.video_id not in plan.failed:
+                plan.failed.add(job.video_id)
+                plan.result.failures.append((str(video.source.path), _reason(outcome, Path(job.info.path))))
+            return None
+        row = _write_clip(store, video, outcome)
+        if not outcome.frames:
+            plan.empty.setdefault(job.video_id, set()).add(outcome.clip.index)
+        plan.result.done += 1
+        return row
+
+    def summary(self, cfg: PipelineConfig, plan: SamplePlan) -> StageResult:
+        """The stage's result, with each video whose last clips had no frame reported truncated."""
+        for video_id, indices in plan.empty.items():
+            video = plan.videos[video_id]
+            if len(plan_clips(video.info.duration, cfg.clip_seconds)) - 1 in indices and video_id not in plan.failed:
+                plan.result.failures.append((str(video.source.path), _truncated(video, indices)))
+        return plan.result
 
     def outcomes(self, ctx: StageContext, jobs: list[ClipJob]) -> Iterator[tuple[ClipJob, SampledClip | VideoError]]:
         """Each job's sampled clips, their frames written to the store, as they are ready (or
@@ -363,7 +391,7 @@ def _outcomes(jobs: list[ClipJob], workers: int) -> Iterator[tuple[ClipJob, Samp
                 yield job, sampled
 
 
-def _write_clip(store: Store, video: _Video, sampled: SampledClip) -> None:
+def _write_clip(store: Store, video: _Video, sampled: SampledClip) -> ClipRow:
     """The clip, its frames, its transcript segments and its progress mark: all or nothing."""
     offset, vid, clip = video.source.t_offset, video.source.video_id, sampled.clip
     with store.transaction() as tx:
@@ -380,3 +408,4 @@ def _write_clip(store: Store, video: _Video, sampled: SampledClip) -> None:
             [(clip_id, vid, offset + s.t_start, offset + s.t_end, s.speaker, s.text) for s in video.segments[clip.index]],
         )
         Store.mark_done(tx, STAGE, unit_key(vid, clip.index))
+    return ClipRow(clip_id, vid, clip.index, offset + clip.t_start, offset + clip.t_end)

@@ -58,19 +58,28 @@ class TranscribeStage:
 
     def run(self, ctx: StageContext, sources: list[VideoSource]) -> StageResult:
         result = StageResult(self.name)
+        wanted = self.wanted(ctx, sources, result)
+        with ctx.progress(len(wanted), self.name, unit="video") as bar:
+            for source in wanted:
+                self.video(ctx, source, result)
+                bar.update(1)
+        return result
+
+    def wanted(self, ctx: StageContext, sources: list[VideoSource], result: StageResult) -> list[VideoSource]:
+        """The videos to transcribe; those that keep a transcript of their own count as skipped."""
         own = "SELECT DISTINCT video_id FROM transcripts WHERE source NOT IN (?, ?)"
         given = {r["video_id"] for r in ctx.store.query(own, SOURCES)}
         keep = ctx.pipeline.speech_source == "sidecar"
         wanted = [s for s in sources if not (keep and (s.transcript is not None or s.video_id in given))]
         result.skipped += len(sources) - len(wanted)
-        with ctx.progress(len(wanted), self.name, unit="video") as bar:
-            for source in wanted:
-                try:
-                    self._video(ctx, source, result)
-                except VideomemError as exc:
-                    result.failures.append((str(source.path), f"{exc} (re-run ingest to resume)"))
-                bar.update(1)
-        return result
+        return wanted
+
+    def video(self, ctx: StageContext, source: VideoSource, result: StageResult) -> None:
+        """Transcribe one video (of `wanted`'s), its failure recorded in `result`."""
+        try:
+            self._video(ctx, source, result)
+        except VideomemError as exc:
+            result.failures.append((str(source.path), f"{exc} (re-run ingest to resume)"))
 
     def _video(self, ctx: StageContext, source: VideoSource, result: StageResult) -> None:
         """One video's chunks not done yet; the speech model is only built for a file with sound."""

@@ -96,7 +96,7 @@ class Job:
         """A progress factory for `ingest(bars=...)`: each new bar is the stage in hand."""
         with self.lock:
             self.stage, self.done, self.total, self.unit = desc, 0, total, unit
-        return _Bar(self)
+        return _Bar(self, desc)
 
     def finish(self, report: IngestReport | None, error: str | None) -> None:
         with self.lock:
@@ -112,14 +112,29 @@ class Job:
 
 
 class _Bar:
-    """The part of a tqdm bar the stages use, counting into the job."""
+    """The part of a tqdm bar the stages use, counting into the job while its stage is the one in
+    hand (streaming stages keep several bars open; the job shows the last one opened)."""
 
-    def __init__(self, job: Job) -> None:
-        self.job = job
+    def __init__(self, job: Job, stage: str) -> None:
+        self.job, self.stage = job, stage
 
     def update(self, n: int = 1) -> None:
         with self.job.lock:
-            self.job.done += n
+            if self.job.stage == self.stage:
+                self.job.done += n
+
+    @property
+    def total(self) -> int:
+        return self.job.total
+
+    @total.setter
+    def total(self, total: int) -> None:
+        with self.job.lock:
+            if self.job.stage == self.stage:
+                self.job.total = total
+
+    def refresh(self) -> None:
+        pass
 
     def close(self) -> None:
         pass
