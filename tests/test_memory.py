@@ -298,6 +298,30 @@ def test_consolidation_work_per_batch_does_not_grow_with_the_history(tmp_path: P
     assert summary.count(" with a basket.") < 12  # a bounded digest, not the 32 values
 
 
+def test_an_object_seen_all_day_parses_its_cues_once_not_per_sighting(tmp_path: Path, monkeypatch) -> None:
+    """An object seen in every clip is described from all its visible sightings, but a set of
+    cues repeated by every sighting is parsed once (the union across different sets is
+    test_object_retrieval_shows_only_what_was_visible's)."""
+    store = hand_store(tmp_path, [None] * 24)
+    with store.transaction() as tx:
+        for n, clip in enumerate(clips_of(store, ["v"])):
+            write_records(tx, clip, [ObjectRecord(name="woman", kind="person", appearance=["red coat"],
+                                                  identity=["carries a bag"], value=f"walks past shelf {n}")])
+    memory = ObjectMemory(store, _with())
+    memory.consolidate(PIPELINE)
+    assert store.query("SELECT COUNT(*) FROM objects")[0][0] == 1
+    memory.index.ensure()  # building the index reads every observation once; searching must not
+    parsed = []
+    real_loads = json.loads
+    monkeypatch.setattr("videomem.memory.objects.json.loads", lambda text: parsed.append(text) or real_loads(text))
+    early = memory.retrieve("woman walking past a shelf", 1, until=60)[0].text
+    assert "(appearance: red coat; identity: carries a bag)" in early and "6 sightings" in early
+    assert "Seen: " in early and "shelf 5" in early and "shelf 6" not in early
+    full = memory.retrieve("woman walking past a shelf", 1)[0].text
+    assert "24 sightings" in full and "Summary: " in full
+    assert len(parsed) <= 2 * 2 * 2  # per retrieve: the hit's cues, then the one distinct set
+
+
 def test_object_retrieval_shows_only_what_was_visible(tmp_path: Path) -> None:
     store = hand_store(tmp_path, [None] * 5)
     memory = ObjectMemory(store, _with(vision=ScriptedVision(_people_script())))

@@ -510,25 +510,29 @@ class ObjectMemory:
             total = self.store.query(
                 "SELECT COUNT(*) AS n FROM object_observations WHERE object_id = ?", (hit["object_id"],)
             )[0]["n"]
-        text = self._describe([_Observation.from_row(r) for r in visible], _Observation.from_row(hit), obj, total)
+        text = self._describe(visible, _Observation.from_row(hit), obj, total)
         return Evidence(hit["t_start"], hit["t_end"], text, "object", score, hit["video_id"])
 
-    def _describe(self, visible: list[_Observation], hit: _Observation, obj, total: int) -> str:
+    def _describe(self, visible: list[sqlite3.Row], hit: _Observation, obj, total: int) -> str:
         """An object as the question may see it: built from visible observations only; its stored
-        name and summary are used only when every observation behind them is visible."""
+        name and summary are used only when every observation behind them is visible.
+
+        `visible` are observation rows in time order. An object seen all week has thousands, so
+        only each distinct set of cues is parsed (a repeated set adds nothing to the unions), and
+        only the last SHOWN_VALUES values are shown."""
         everything = obj is not None and len(visible) == total
-        name = obj["name"] if everything else visible[0].record.name
+        name = obj["name"] if everything else visible[0]["name"]
         appearance: list[str] = []
         identity: list[str] = []
-        for o in visible:
-            appearance = _union(appearance, o.record.appearance)
-            identity = _union(identity, o.record.identity)
+        for appearance_json, identity_json in dict.fromkeys((r["appearance_json"], r["identity_json"]) for r in visible):
+            appearance = _union(appearance, json.loads(appearance_json))
+            identity = _union(identity, json.loads(identity_json))
         cues = []
         if appearance:
             cues.append("appearance: " + ", ".join(appearance))
         if identity:
             cues.append("identity: " + ", ".join(identity))
-        first, last = visible[0].t_start, max(o.t_end for o in visible)
+        first, last = visible[0]["t_start"], max(r["t_end"] for r in visible)
         sightings = f"{len(visible)} sighting{'s' if len(visible) != 1 else ''}"
         lines = [
             f"{hit.record.kind.capitalize()} '{name}'" + (f" ({'; '.join(cues)})" if cues else "")
@@ -539,7 +543,7 @@ class ObjectMemory:
             lines.append(f"Summary: {obj['summary']}")
         elif len(visible) > 1:
             recent = visible[-SHOWN_VALUES:]
-            lines.append("Seen: " + " ".join(f"At {self._time(o.t_start)}: {o.record.value}" for o in recent))
+            lines.append("Seen: " + " ".join(f"At {self._time(r['t_start'])}: {r['value']}" for r in recent))
         return " ".join(line.rstrip(".") + "." for line in lines)
 
 
