@@ -40,7 +40,6 @@ from videomem.pipeline.base import Stage, StageContext, StageResult, VideoSource
 from videomem.pipeline.caption import CaptionStage
 from videomem.pipeline.sample import ClipJob, SampledClip, SamplePlan, SampleStage
 from videomem.pipeline.transcribe import TranscribeStage
-from videomem.store import Store
 
 AHEAD = 32
 """Decoded clips that may wait for their commit: enough for a few batches of the model."""
@@ -59,9 +58,10 @@ _WAKE = object()
 """A batch was answered: there is something to commit."""
 
 
-def streamed(run: list[Stage]) -> list[Stage]:
+def streamed(run: list[Stage]) -> list[Stage | StreamedStages]:
     """`run` with sample … caption as one `StreamedStages` when it holds them in a row (with
-    at most `transcribe` between); unchanged otherwise."""
+    at most `transcribe` between); unchanged otherwise. (`--force` resets the stages of `run`
+    one by one before this, so `StreamedStages` has no reset of its own.)"""
     names = [s.name for s in run]
     if "sample" not in names or "caption" not in names:
         return run
@@ -83,11 +83,6 @@ class StreamedStages:
 
     def __init__(self, sample: SampleStage, transcribe: TranscribeStage | None, caption: CaptionStage) -> None:
         self.sample, self.transcribe, self.caption = sample, transcribe, caption
-
-    def reset(self, store: Store, sources: list[VideoSource]) -> None:
-        for stage in (self.sample, self.transcribe, self.caption):
-            if stage is not None:
-                stage.reset(store, sources)
 
     def run(self, ctx: StageContext, sources: list[VideoSource]) -> list[StageResult]:
         plan = self.sample.plan(ctx, sources)
