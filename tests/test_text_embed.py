@@ -46,6 +46,25 @@ def test_batching_and_order_do_not_change_vectors(minilm: SentenceTransformerEmb
     assert minilm.embed([]).shape == (0, 384)
 
 
+def test_a_batch_holds_texts_of_similar_length_so_padding_stays_small(minilm: SentenceTransformerEmbedder) -> None:
+    wide = SentenceTransformerEmbedder(
+        str(offline_minilm_path()), RoleConfig(backend="offline", batch_size=64, device="cpu"), "text_embedder", UsageMeter()
+    )
+    long = " ".join(f"entity {n} carries entity {n + 1};" for n in range(60))
+    texts = [f"caption {n}: I hold a cup" for n in range(12)] + [long] + ["a red door", "two people talk in the kitchen"]
+    ids = wide.model.tokenizer(texts, truncation=True, max_length=wide.model.max_seq_length)["input_ids"]
+    batches = wide.batches(texts)
+    assert sorted(i for b in batches for i in b) == list(range(len(texts)))
+    assert batches[0] == [texts.index(long)], "the one long text is not padded against the short ones"
+    for batch in batches:
+        lengths = [len(ids[i]) for i in batch]
+        assert min(lengths) >= 0.75 * max(lengths)
+    padded = sum(len(b) * max(len(ids[i]) for i in b) for b in batches)
+    assert padded <= 1.34 * sum(map(len, ids))
+    alone = np.concatenate([minilm.embed([t]) for t in texts])
+    assert np.allclose(wide.embed(texts), alone, atol=1e-5)
+
+
 def test_usage_is_recorded() -> None:
     meter = UsageMeter()
     cfg = RoleConfig(backend="offline", device="cpu")
