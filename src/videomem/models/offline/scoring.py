@@ -204,17 +204,21 @@ class OptionScorer:
         return weight
 
     def _read(self, question: str, evidence: Sequence[Evidence]) -> _Read:
-        item_words = [forms(e.text) for e in evidence]
-        asked = self._asked(question, item_words)
-        item_cover = np.array([len(asked & w) / len(asked) if asked else 1.0 for w in item_words])
-        best = item_cover.max() if len(item_cover) else 0.0
-        about = (item_cover >= min(0.5, best)) & (item_cover > 0) if asked else np.ones(len(evidence), bool)
-        weight = self._weights(question, evidence, about)
+        # An item's words are its sentences' words: lemmatising the whole text as well would
+        # run the tagger over every character twice (most of the answer step's time).
         sentences = []
         for i, item in enumerate(evidence):
             for text in split_sentences(item.text):
                 quotes = frozenset(squash(text[a + 1 : b - 1]) for a, b in quoted_spans(text))
                 sentences.append(_Sentence(text, i, frozenset(forms(text)), squash(text), quotes))
+        item_words: list[set[str]] = [set() for _ in evidence]
+        for sentence in sentences:
+            item_words[sentence.item] |= sentence.words
+        asked = self._asked(question, item_words)
+        item_cover = np.array([len(asked & w) / len(asked) if asked else 1.0 for w in item_words])
+        best = item_cover.max() if len(item_cover) else 0.0
+        about = (item_cover >= min(0.5, best)) & (item_cover > 0) if asked else np.ones(len(evidence), bool)
+        weight = self._weights(question, evidence, about)
         relevance = np.array(
             [
                 0.3 + 0.7 * max(len(asked & s.words) / len(asked), 0.8 * item_cover[s.item]) if asked else 1.0
