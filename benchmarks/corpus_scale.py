@@ -171,78 +171,103 @@ def percentiles(seconds: list[float]) -> tuple[float, float]:
     return statistics.median(ms), ms[min(len(ms) - 1, round(0.95 * (len(ms) - 1)))]
 
 
+def peak_rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
 def disk_bytes(root: Path) -> int:
     return sum(p.stat().st_size for p in root.rglob("*") if p.is_file())
+
+
+def build(store: Store, models: ModelSet, counter: CountingEmbedder, hours: int, stages: tuple[str, ...],
+          pipeline, half: tuple[float, int] | None) -> float:  # noqa: ANN001 - PipelineConfig
+    """Writes the corpus and runs `stages` over it, printing each; returns the build's wall seconds."""
+    started = time.perf_counter()
+    sources, captions = write_corpus(store, hours)
+    print(f"corpus: {hours} h, {len(sources)} videos, {len(captions):,} captions of {CLIP:g} s "
+          f"(written in {time.perf_counter() - started:.1f} s)")
+    ctx = StageContext(store, pipeline, lambda: models, show_progress=False, stages=stages)
+    total = total_model = 0.0
+    for name in stages:
+        spent, started, texts = models.meter.total().seconds, time.perf_counter(), counter.texts
+        result = build_stage(name).run(ctx, sources)
+        wall, model = time.perf_counter() - started, models.meter.total().seconds - spent
+        total, total_model = total + wall, total_model + model
+        failed = f", {len(result.failures)} failed: {result.failures[0]}" if result.failures else ""
+        print(f"stage {name}: {wall:.1f} s, models metered {model:.1f} s, {counter.texts - texts:,} texts embedded, "
+              f"{result.done} done{failed}, peak RSS so far {peak_rss_mb():,.0f} MB", flush=True)
+        if name == "semantic" and half is not None:
+            print(f"semantic growth {hours // 2}h->{hours}h: {wall / half[0]:.1f}x time ({half[0]:.1f} -> {wall:.1f} s), "
+                  f"{(counter.texts - texts) / max(half[1], 1):.1f}x texts embedded ({half[1]:,} -> "
+                  f"{counter.texts - texts:,}) for {hours / (hours // 2):g}x captions", flush=True)
+    print(f"build: {total:.1f} s, models metered {total_model:.1f} s (nested calls, an LLM task's own embeddings, "
+          "are metered under both roles, so this can exceed the wall time)")
+    return total
+
+
+def time_queries(store: Store, models: ModelSet, hours: int) -> float:
+    """Prints p50 / p95 of each memory tool and of a whole `ask`; returns the ask p50 in ms."""
+    rng = np.random.default_rng(1)
+    captions = [p.text for p in passages(np.random.default_rng(0), hours)]
+    offsets = [offset for _, offset in hours_of_week(hours)]
+    start, end = min(offsets), max(offsets) + 3600
+    agent_cfg = load_agent(default_path("agents", "full"))
+    facts = [c.split(": ", 1)[1].split("; ")[0] for c in captions if c.split(": ", 1)[1]]
+    picks = [facts[i] for i in rng.choice(len(facts), QUERIES + ASKS, replace=False)]
+    untils = rng.uniform((start + end) / 2, end, QUERIES + ASKS)  # the second half of the footage
+    for name, registered in MEMORIES.items():
+        memory = registered.open(store, models, agent_cfg)
+        started = time.perf_counter()
+        memory.retrieve(picks[0], TOP_K, float(untils[0]))
+        first = time.perf_counter() - started
+        timings = []
+        for query, until in zip(picks[:QUERIES], untils[:QUERIES]):
+            started = time.perf_counter()
+            memory.retrieve(query, TOP_K, float(until))
+            timings.append(time.perf_counter() - started)
+        p50, p95 = percentiles(timings)
+        print(f"tool memory.{name}: p50 {p50:.1f} ms, p95 {p95:.1f} ms (first call {first * 1e3:.0f} ms)", flush=True)
+    agent = Agent(store, models, agent_cfg)
+    timings = []
+    for fact, until in zip(picks[QUERIES:], untils[QUERIES:]):
+        started = time.perf_counter()
+        agent.ask(f"When did {fact} happen?", None, float(until))
+        timings.append(time.perf_counter() - started)
+    ask_p50, ask_p95 = percentiles(timings)
+    print(f"ask (agents/full.yaml, offline): p50 {ask_p50:.0f} ms, p95 {ask_p95:.0f} ms over {ASKS} questions")
+    return ask_p50
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--hours", type=int, default=44)
     parser.add_argument("--stages", default=",".join(STAGES), help="stages to build (default: all of them)")
+    parser.add_argument("--store", type=Path, help="keep the store at this path; a store already there (built by "
+                        "an earlier run with the same --hours) is not rebuilt, only queried")
     args = parser.parse_args()
     hours, stages = args.hours, tuple(s for s in STAGES if s in args.stages.split(","))
-    rng = np.random.default_rng(1)
     pipeline = load_pipeline(default_path("pipelines", "egolife")).model_copy(update={"imported_caption_language": None})
+    reuse = args.store is not None and args.store.exists()
     half = None
-    if "semantic" in stages and hours >= 2:  # in a process of its own, so this one's peak RSS is the main corpus's
+    if "semantic" in stages and hours >= 2 and not reuse:  # in a process of its own: this one's peak RSS is the corpus's
         with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
             half = pool.submit(semantic_cost, hours // 2, pipeline).result()
     models, counter = offline_models()
-    with tempfile.TemporaryDirectory() as tmp, Store(Path(tmp) / "store", create=True) as store:
-        started = time.perf_counter()
-        sources, captions = write_corpus(store, hours)
-        print(f"corpus: {hours} h, {len(sources)} videos, {len(captions):,} captions of {CLIP:g} s "
-              f"(written in {time.perf_counter() - started:.1f} s)")
-        ctx = StageContext(store, pipeline, lambda: models, show_progress=False, stages=stages)
-        build = build_model = 0.0
-        for name in stages:
-            spent, started, texts = models.meter.total().seconds, time.perf_counter(), counter.texts
-            result = build_stage(name).run(ctx, sources)
-            wall, model = time.perf_counter() - started, models.meter.total().seconds - spent
-            build, build_model = build + wall, build_model + model
-            failed = f", {len(result.failures)} failed: {result.failures[0]}" if result.failures else ""
-            print(f"stage {name}: {wall:.1f} s, models metered {model:.1f} s, {counter.texts - texts:,} texts embedded, "
-                  f"{result.done} done{failed}", flush=True)
-            if name == "semantic" and half is not None:
-                print(f"semantic growth {hours // 2}h->{hours}h: {wall / half[0]:.1f}x time ({half[0]:.1f} -> {wall:.1f} s), "
-                      f"{(counter.texts - texts) / max(half[1], 1):.1f}x texts embedded ({half[1]:,} -> "
-                      f"{counter.texts - texts:,}) for {hours / (hours // 2):g}x captions", flush=True)
-        print(f"build: {build:.1f} s, models metered {build_model:.1f} s (nested calls, an LLM task's own embeddings, "
-              "are metered under both roles, so this can exceed the wall time)")
+    print(f"before the corpus (libraries and the text embedding model loaded): peak RSS {peak_rss_mb():,.0f} MB", flush=True)
+    with tempfile.TemporaryDirectory() as tmp, Store(args.store or Path(tmp) / "store", create=not reuse) as store:
+        if reuse:
+            print(f"store: {store.root} reused, not rebuilt (build figures are those of the run that built it)")
+            total = 0.0
+        else:
+            total = build(store, models, counter, hours, stages, pipeline, half)
         for name, stats in ((n, MEMORIES[n].open(store, models, load_agent()).stats()) for n in MEMORIES):
             print(f"memory {name}: " + ", ".join(f"{k} {v}" for k, v in stats.items()))
         print(f"disk: {disk_bytes(store.root) / 2**20:,.1f} MB")
-
-        offsets = [offset for _, offset in hours_of_week(hours)]
-        start, end = min(offsets), max(offsets) + 3600
-        agent_cfg = load_agent(default_path("agents", "full"))
-        facts = [c.split(": ", 1)[1].split("; ")[0] for c in captions if c.split(": ", 1)[1]]
-        picks = [facts[i] for i in rng.choice(len(facts), QUERIES + ASKS, replace=False)]
-        untils = rng.uniform((start + end) / 2, end, QUERIES + ASKS)  # the second half of the footage
-        for name, registered in MEMORIES.items():
-            memory = registered.open(store, models, agent_cfg)
-            started = time.perf_counter()
-            memory.retrieve(picks[0], TOP_K, float(untils[0]))
-            first = time.perf_counter() - started
-            timings = []
-            for query, until in zip(picks[:QUERIES], untils[:QUERIES]):
-                started = time.perf_counter()
-                memory.retrieve(query, TOP_K, float(until))
-                timings.append(time.perf_counter() - started)
-            p50, p95 = percentiles(timings)
-            print(f"tool memory.{name}: p50 {p50:.1f} ms, p95 {p95:.1f} ms (first call {first * 1e3:.0f} ms)")
-        agent = Agent(store, models, agent_cfg)
-        timings = []
-        for fact, until in zip(picks[QUERIES:], untils[QUERIES:]):
-            started = time.perf_counter()
-            agent.ask(f"When did {fact} happen?", None, float(until))
-            timings.append(time.perf_counter() - started)
-        ask_p50, ask_p95 = percentiles(timings)
-        print(f"ask (agents/full.yaml, offline): p50 {ask_p50:.0f} ms, p95 {ask_p95:.0f} ms over {ASKS} questions")
-    rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        ask_p50 = time_queries(store, models, hours)
+    rss_mb = peak_rss_mb()
     print(f"load average (1, 5, 15 min): {', '.join(f'{x:.1f}' for x in os.getloadavg())}")
     print(f"peak RSS: {rss_mb:,.0f} MB")
-    print(f"corpus {hours}h: build {build:.0f} s, rss {rss_mb:.0f} MB, ask p50 {ask_p50:.0f} ms")
+    print(f"corpus {hours}h: build {total:.0f} s, rss {rss_mb:.0f} MB, ask p50 {ask_p50:.0f} ms")
     return 0
 
 
