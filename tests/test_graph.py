@@ -20,7 +20,6 @@ from videomem.memory.graph import (
     PassageGraph,
     SavedGraph,
     TextVectors,
-    keep_nodes,
     synonym_edges,
 )
 
@@ -80,15 +79,41 @@ def test_pagerank_rejects_a_bad_reset() -> None:
         walk.scores(np.ones(9), 0.5)
 
 
-def test_keep_nodes_isolates_hidden_nodes() -> None:
-    adjacency = _random_graph(30, 80, seed=3)
-    keep = np.arange(30) % 3 != 0
-    cut = keep_nodes(adjacency, keep)
-    degree = np.asarray(cut.sum(axis=1)).ravel()
-    assert (degree[~keep] == 0).all()
-    assert np.allclose(cut[keep][:, keep].toarray(), adjacency[keep][:, keep].toarray())
-    reset = keep.astype(float)
-    assert PageRank(cut).scores(reset, 0.5)[~keep].max() == 0.0
+def _masked_by_hand(graph: PassageGraph, visible: np.ndarray) -> np.ndarray:
+    """The restricted adjacency as the module doc defines it, entry by entry."""
+    n_entities = len(graph.entities)
+    shown = visible.astype(float)
+    mentions, counts = graph.entity_passages.toarray(), graph.fact_passages.toarray() @ shown
+    named = mentions @ shown > 0
+    out = np.zeros((graph.n_nodes, graph.n_nodes))
+    for (subject, obj), count in zip(graph.fact_ends, counts):
+        if subject != obj:
+            out[subject, obj] += count
+            out[obj, subject] += count
+    out[:n_entities, :n_entities] += graph.synonyms.toarray() * np.outer(named, named)
+    out[:n_entities, n_entities:] = mentions * shown
+    out[n_entities:, :n_entities] = (mentions * shown).T
+    return out
+
+
+def test_a_masked_graph_is_the_visible_passages_graph_and_its_walk_never_leaves_it() -> None:
+    rng = np.random.default_rng(3)
+    names = [f"thing {n}" for n in range(12)] + [f"things {n}" for n in range(4)]  # near-synonyms by hashing
+    passages = []
+    for n in range(30):
+        named = list(rng.choice(names, 4, replace=False))
+        facts = [(named[0], "holds", named[1]), (named[1], "sees", named[2]), (named[2], "is", named[2])]
+        passages.append(Passage(100 + n, " ".join(named), named, facts))
+    graph = PassageGraph.build(passages, TextVectors(HashEmbedder()), synonym_threshold=0.7)
+    assert graph.synonyms.nnz > 0
+    for visible in (np.ones(30, dtype=bool), np.arange(30) % 3 != 0, np.arange(30) < 5, np.zeros(30, dtype=bool)):
+        expected = _masked_by_hand(graph, visible)
+        assert np.allclose(graph.adjacency(visible).toarray(), expected, atol=1e-12)
+        hidden = ~np.concatenate([expected.any(axis=1)[: len(graph.entities)], visible])
+        if visible.any():
+            reset = np.concatenate([np.zeros(len(graph.entities)), visible.astype(float)])
+            assert graph.walk(visible).scores(reset, 0.5)[hidden].max(initial=0.0) == 0.0
+    assert graph.adjacency(np.arange(30) < 5)[len(graph.entities) + 29].nnz == 0
 
 
 def test_synonym_edges_are_the_thresholded_nearest_neighbours() -> None:

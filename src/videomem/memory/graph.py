@@ -9,8 +9,7 @@ rebuilt per query: what a question may not see (`until`, another video) is maske
 Two layers:
 
 * general, for any memory with a graph: `PageRank` (power iteration on an undirected weighted
-  adjacency, its walk matrix computed once; a reset vector in, a score per node out),
-  `keep_nodes` (the adjacency with hidden nodes cut off, for query-time scoping) and
+  adjacency, its walk matrix computed once; a reset vector in, a score per node out) and
   `synonym_edges` (FAISS k-nearest neighbours, never all pairs);
 * `PassageGraph`, HippoRAG 2's layout: entity nodes and passage nodes; an edge between the
   subject and object of every fact (weight: how often it was stated), between a passage and
@@ -36,6 +35,7 @@ import re
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 import numpy as np
@@ -82,7 +82,9 @@ class PageRank:
         degree = np.asarray(adjacency.sum(axis=1)).ravel()
         self.dangling = degree <= 0
         inverse = np.divide(1.0, degree, out=np.zeros_like(degree), where=~self.dangling)
-        self.walk = sparse.csr_matrix(adjacency @ sparse.diags(inverse))
+        # adjacency @ diag(inverse), scaling the stored values in place of a sparse product
+        self.walk = sparse.csr_matrix((adjacency.data * inverse[adjacency.indices], adjacency.indices, adjacency.indptr),
+                                      shape=adjacency.shape)
         self.n = adjacency.shape[0]
 
     def scores(self, reset: np.ndarray, damping: float) -> np.ndarray:
@@ -101,13 +103,6 @@ class PageRank:
             if change < PPR_TOLERANCE:
                 break
         return x
-
-
-def keep_nodes(adjacency: sparse.spmatrix, keep: np.ndarray) -> sparse.csr_matrix:
-    """`adjacency` with every edge of a node outside `keep` (bool per node) removed: hidden
-    nodes become isolated, so a walk restarting only at visible nodes never reaches them."""
-    mask = sparse.diags(np.asarray(keep, dtype=np.float64))
-    return sparse.csr_matrix(mask @ adjacency @ mask)
 
 
 def _faiss():
@@ -247,18 +242,13 @@ class PassageGraph:
     def adjacency(self, visible: np.ndarray | None = None) -> sparse.csr_matrix:
         """Symmetric weighted adjacency of the graph restricted to `visible` passages (bool per
         passage; None: all)."""
-        n_entities = len(self.entities)
-        shown = np.ones(len(self.passage_ids)) if visible is None else visible.astype(np.float64)
-        entity_shown = (self.entity_passages @ shown) > 0
-        mentions = sparse.csr_matrix(self.entity_passages @ sparse.diags(shown))
-        counts = self.fact_passages @ shown
-        subject, obj = self.fact_ends[:, 0], self.fact_ends[:, 1]
-        keep = (counts > 0) & (subject != obj)
-        relations = sparse.csr_matrix(
-            (counts[keep], (subject[keep], obj[keep])), shape=(n_entities, n_entities)
-        )
-        between = relations + relations.T + keep_nodes(self.synonyms, entity_shown)
-        return sparse.bmat([[between, mentions], [mentions.T, None]], format="csr")
+        adjacency = self._layout.adjacency(self, visible).copy()  # its index arrays are the layout's
+        adjacency.eliminate_zeros()
+        return adjacency
+
+    @cached_property
+    def _layout(self) -> _EdgeLayout:
+        return _EdgeLayout(self)
 
     def n_edges(self) -> int:
         return int(sparse.triu(self.adjacency()).nnz)
@@ -270,7 +260,7 @@ class PassageGraph:
         if key not in self._walks:
             if len(self._walks) >= 4:
                 self._walks.pop(next(k for k in self._walks if k is not None))
-            self._walks[key] = PageRank(self.adjacency(None if key is None else visible))
+            self._walks[key] = PageRank(self._layout.adjacency(self, None if key is None else visible))
         return self._walks[key]
 
     # ------------------------------------------------------------ retrieval
@@ -374,6 +364,55 @@ class PassageGraph:
                 passage_vectors=saved["passage_vectors"],
             )
         return graph, names["fingerprint"]
+
+
+class _EdgeLayout:
+    """Every edge the graph can have, laid out once, so that the adjacency for a question's
+    visible passages is a new array of edge weights on that fixed layout.
+
+    Masking by rebuilding (mentions times a diagonal, relation counts into a new matrix, the
+    synonyms cut by two diagonal products, the blocks stacked) cost several sparse products per
+    scale for every new query time, which grew with the graph (44 h: most of an episodic
+    query). Here each stored edge value is the sum of entries of three kinds: a fact stated by
+    visible passages (its count), a synonym pair both of whose entities are still named (its
+    cosine), a visible passage naming an entity (1). A query time costs one pass over the
+    entries; hidden edges stay as explicit zeros.
+    """
+
+    def __init__(self, graph: PassageGraph) -> None:
+        n_entities, n_passages = len(graph.entities), len(graph.passage_ids)
+        self.shape = (n_entities + n_passages,) * 2
+        subject, obj = graph.fact_ends[:, 0], graph.fact_ends[:, 1]
+        self.facts = np.flatnonzero(subject != obj)
+        synonyms = graph.synonyms.tocoo()
+        self.synonym_rows, self.synonym_cols, self.synonym_weights = synonyms.row, synonyms.col, synonyms.data
+        mentions = graph.entity_passages.tocoo()
+        self.mention_passages = mentions.col
+        rows = np.concatenate([subject[self.facts], obj[self.facts], synonyms.row, mentions.row, n_entities + mentions.col])
+        cols = np.concatenate([obj[self.facts], subject[self.facts], synonyms.col, n_entities + mentions.col, mentions.row])
+        cells, self.cell = np.unique(rows.astype(np.int64) * self.shape[0] + cols, return_inverse=True)
+        self.indices = (cells % self.shape[0]).astype(np.int32)
+        self.indptr = np.concatenate([[0], np.cumsum(np.bincount(cells // self.shape[0], minlength=self.shape[0]))]).astype(
+            np.int32
+        )
+
+    def adjacency(self, graph: PassageGraph, visible: np.ndarray | None) -> sparse.csr_matrix:
+        """The weights for `visible` on the layout (the matrix shares the layout's index arrays:
+        copy it before changing its structure)."""
+        shown = np.ones(len(graph.passage_ids)) if visible is None else visible.astype(np.float64)
+        counts = graph.fact_passages @ shown
+        named = (graph.entity_passages @ shown) > 0
+        weights = np.concatenate(
+            [
+                counts[self.facts],
+                counts[self.facts],
+                self.synonym_weights * named[self.synonym_rows] * named[self.synonym_cols],
+                shown[self.mention_passages],
+                shown[self.mention_passages],
+            ]
+        )
+        data = np.bincount(self.cell, weights=weights, minlength=len(self.indices))
+        return sparse.csr_matrix((data, self.indices, self.indptr), shape=self.shape)
 
 
 def _best(scores: np.ndarray, allowed: np.ndarray, k: int) -> np.ndarray:
