@@ -220,3 +220,24 @@ def test_adding_days_embeds_only_their_own_texts_however_long_the_history(tmp_pa
         }
         counted.append(embedder.texts)
     assert counted[0] == counted[1] > 0, f"texts embedded for two new days after 2 and 8 days of history: {counted}"
+
+
+def test_a_habit_seen_all_week_is_shown_from_a_few_rows_not_its_whole_history(tmp_path: Path) -> None:
+    days = {day: [("I", "drink", "tea"), ("someone", "reads", f"page {day}")] for day in range(1, 13)}
+    store = _store(tmp_path, days)
+    memory = _memory(store)
+    memory.build(PIPELINE)
+    memory.retrieve("what do I drink", 5)  # loads the graph
+    handed, query = [], store.query
+
+    def counting(sql, params=()):
+        rows = query(sql, params)
+        handed.append(len(rows))
+        return rows
+
+    store.query = counting
+    found = memory.retrieve("what do I drink", 5, until=11 * DAY + MORNING + 60)
+    assert _said(found) == ["I drink tea"]
+    assert found[0].text.count("DAY") == 1 + 2 * semantic.SHOWN_SUPPORT and "and 7 more" in found[0].text
+    assert (found[0].t_start, found[0].t_end) == (MORNING, 11 * DAY + MORNING + 10)
+    assert sum(handed) <= semantic.SHOWN_SUPPORT + 3, "rows read for one triplet must not grow with its 12 days"

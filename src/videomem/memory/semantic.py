@@ -162,6 +162,16 @@ def _best(similarity: np.ndarray, threshold: float, k: int) -> np.ndarray:
     return close[np.lexsort((close, -similarity[close]))[:k]]
 
 
+@dataclass
+class _Support:
+    """The captions behind a triplet that a question may see."""
+
+    first: list[tuple[str, float, float]]
+    """(video, start, end) of the first `SHOWN_SUPPORT`, in time order."""
+    count: int
+    last_end: float
+
+
 class SemanticMemory:
     """Semantic memory (WorldMM): lasting knowledge drawn from the whole footage — relations
     between people, habits, preferences and abilities — kept up to date as it changes. Query by
@@ -384,61 +394,91 @@ class SemanticMemory:
         self, query: str, top_k: int, until: float | None = None, video_id: str | None = None
     ) -> list[Evidence]:
         """The `top_k` triplets valid at `until` by edge score PPR(subject) + PPR(object)."""
-        support = self._support(until, video_id)
-        if not support:
+        known = self._known(until, video_id)
+        if not known:
             return []
         graph = self.graph_file().graph
-        visible = np.isin(graph.passage_ids, np.array(sorted(support), dtype=np.int64))
+        visible = np.isin(graph.passage_ids, np.array(sorted(known), dtype=np.int64))
         if not visible.any():
             return []
         vector = np.asarray(self.models.text_embedder.embed([query])[0], dtype=np.float64)
         scored = self._edge_scores(graph, vector, visible)
         order = sorted(scored, key=lambda p: (-scored[p], p))[:top_k]
+        ids = [int(graph.passage_ids[p]) for p in order]
         rows = {
             r["id"]: r
             for r in self.store.query(
                 f"SELECT id, subject, relation, object, valid_from FROM semantic_triplets WHERE id IN "
-                f"({','.join('?' * len(order))})",
-                tuple(int(graph.passage_ids[p]) for p in order),
+                f"({','.join('?' * len(ids))})",
+                tuple(ids),
             )
         }
+        support = self._support(ids, until, video_id)
         time = TimeText(self.store)
         out = []
         for p in order:
             row = rows.get(int(graph.passage_ids[p]))
-            if row is None:
+            seen = support.get(int(graph.passage_ids[p]))
+            if row is None or seen is None:
                 continue  # rewritten since the graph was loaded
-            spans = support[row["id"]]
-            shown = ", ".join(time.span(s, e) for _, s, e in spans[:SHOWN_SUPPORT])
-            more = f" and {len(spans) - SHOWN_SUPPORT} more" if len(spans) > SHOWN_SUPPORT else ""
+            shown = ", ".join(time.span(s, e) for _, s, e in seen.first)
+            more = f" and {seen.count - len(seen.first)} more" if seen.count > len(seen.first) else ""
             text = (
                 f"{row['subject']} {row['relation']} {row['object']}. Known since {time(row['valid_from'])}; "
                 f"seen at {shown}{more}."
             )
-            out.append(Evidence(spans[0][1], spans[-1][2], text, SOURCE, float(scored[p]), spans[0][0]))
+            video, start, _ = seen.first[0]
+            out.append(Evidence(start, seen.last_end, text, SOURCE, float(scored[p]), video))
         return out
 
-    def _support(self, until: float | None, video_id: str | None) -> dict[int, list[tuple[str, float, float]]]:
-        """Triplet id → (video, start, end) of each caption behind it that the question may see,
-        in time order, for the triplets valid at `until` (None: valid now)."""
-        terms, params = [], []
-        if until is None:
-            terms.append("s.retired_at IS NULL")
-        else:
-            terms += ["s.valid_from <= ?", "(s.retired_at IS NULL OR s.retired_at > ?)", "c.t_end <= ?"]
-            params += [until + UNTIL_SLACK, until + UNTIL_SLACK, until + UNTIL_SLACK]
+    @staticmethod
+    def _seen(until: float | None, video_id: str | None) -> tuple[list[str], list[object]]:
+        """SQL terms (on caption `c`) and parameters: a caption the question may see."""
+        terms: list[str] = [] if until is None else ["c.t_end <= ?"]
+        params: list[object] = [] if until is None else [until + UNTIL_SLACK]
         if video_id is not None:
             terms.append("c.video_id = ? AND c.n_videos = 1")
             params.append(video_id)
+        return terms, params
+
+    def _known(self, until: float | None, video_id: str | None) -> set[int]:
+        """Ids of the triplets valid at `until` (None: valid now) with a caption behind them that
+        the question may see. One existence test per triplet: a triplet seen all week has
+        thousands of captions behind it, and reading them all made this grow with the history."""
+        if until is None:
+            terms, params = ["s.retired_at IS NULL"], []
+        else:
+            terms, params = ["s.valid_from <= ?", "(s.retired_at IS NULL OR s.retired_at > ?)"], [until + UNTIL_SLACK] * 2
+        seen, seen_params = self._seen(until, video_id)
         rows = self.store.query(
-            "SELECT DISTINCT s.id, c.video_id, c.t_start, c.t_end FROM semantic_triplets s "
-            "JOIN semantic_evidence e ON e.triplet_id = s.id JOIN episodic_triplets t ON t.id = e.episodic_triplet_id "
-            f"JOIN episodic_captions c ON c.id = t.caption_id WHERE {' AND '.join(terms)} ORDER BY s.id, c.t_start",
-            tuple(params),
+            f"SELECT s.id FROM semantic_triplets s WHERE {' AND '.join(terms)} AND EXISTS (SELECT 1 FROM semantic_evidence e "
+            "JOIN episodic_triplets t ON t.id = e.episodic_triplet_id JOIN episodic_captions c ON c.id = t.caption_id "
+            f"WHERE {' AND '.join(['e.triplet_id = s.id', *seen])})",
+            (*params, *seen_params),
         )
-        out: dict[int, list[tuple[str, float, float]]] = {}
+        return {r[0] for r in rows}
+
+    def _support(self, ids: list[int], until: float | None, video_id: str | None) -> dict[int, _Support]:
+        """Per triplet id: the first `SHOWN_SUPPORT` captions behind it that the question may
+        see (video, start, end; in time order), how many there are and the last one's end. A
+        triplet seen all week has thousands; only these few rows leave SQLite."""
+        if not ids:
+            return {}
+        seen, params = self._seen(until, video_id)
+        among = f"e.triplet_id IN ({','.join('?' * len(ids))})"
+        rows = self.store.query(
+            "SELECT id, video_id, t_start, t_end, n, last_end FROM (SELECT *, "
+            "ROW_NUMBER() OVER (PARTITION BY id ORDER BY t_start, t_end, video_id) AS rank, "
+            "COUNT(*) OVER (PARTITION BY id) AS n, MAX(t_end) OVER (PARTITION BY id) AS last_end FROM ("
+            "SELECT DISTINCT e.triplet_id AS id, c.video_id, c.t_start, c.t_end FROM semantic_evidence e "
+            "JOIN episodic_triplets t ON t.id = e.episodic_triplet_id JOIN episodic_captions c ON c.id = t.caption_id "
+            f"WHERE {' AND '.join([among, *seen])})) WHERE rank <= ? ORDER BY id, rank",
+            (*ids, *params, SHOWN_SUPPORT),
+        )
+        out: dict[int, _Support] = {}
         for r in rows:
-            out.setdefault(r["id"], []).append((r["video_id"], r["t_start"], r["t_end"]))
+            support = out.setdefault(r["id"], _Support([], r["n"], r["last_end"]))
+            support.first.append((r["video_id"], r["t_start"], r["t_end"]))
         return out
 
     def _edge_scores(self, graph: PassageGraph, query: np.ndarray, visible: np.ndarray) -> dict[int, float]:
