@@ -95,10 +95,14 @@ class PageRank:
             raise ValueError("reset must be non-negative with a positive sum, one value per node")
         restart = reset / total
         x = restart.copy()
+        dangling = np.flatnonzero(self.dangling)
+        spare = np.empty_like(x)  # the iteration's temporaries, allocated once
         for _ in range(PPR_MAX_ITERATIONS):
-            stuck = x[self.dangling].sum()
-            nxt = damping * (self.walk @ x) + (damping * stuck + 1.0 - damping) * restart
-            change = np.abs(nxt - x).sum()
+            stuck = x[dangling].sum()
+            nxt = self.walk @ x
+            nxt *= damping
+            nxt += np.multiply(restart, damping * stuck + 1.0 - damping, out=spare)
+            change = np.abs(np.subtract(nxt, x, out=spare), out=spare).sum()
             x = nxt
             if change < PPR_TOLERANCE:
                 break
@@ -416,8 +420,12 @@ class _EdgeLayout:
 
 
 def _best(scores: np.ndarray, allowed: np.ndarray, k: int) -> np.ndarray:
-    """Indices of the k highest `scores` among `allowed`, best first."""
+    """Indices of the k highest `scores` among `allowed`, best first (the lower index on a tie).
+    Only the scores from the k-th highest up are sorted: a week holds tens of thousands of facts."""
     candidates = np.flatnonzero(allowed)
+    if len(candidates) > k > 0:
+        values = scores[candidates]
+        candidates = candidates[values >= np.partition(values, len(values) - k)[len(values) - k]]
     return candidates[np.argsort(-scores[candidates], kind="stable")[:k]]
 
 
