@@ -246,7 +246,7 @@ class PassageGraph:
     def adjacency(self, visible: np.ndarray | None = None) -> sparse.csr_matrix:
         """Symmetric weighted adjacency of the graph restricted to `visible` passages (bool per
         passage; None: all)."""
-        adjacency = self._layout.adjacency(self, visible).copy()  # its index arrays are the layout's
+        adjacency = self._layout.adjacency(visible).copy()  # its index arrays are the layout's
         adjacency.eliminate_zeros()
         return adjacency
 
@@ -264,7 +264,7 @@ class PassageGraph:
         if key not in self._walks:
             if len(self._walks) >= 4:
                 self._walks.pop(next(k for k in self._walks if k is not None))
-            self._walks[key] = PageRank(self._layout.adjacency(self, None if key is None else visible))
+            self._walks[key] = PageRank(self._layout.adjacency(None if key is None else visible))
         return self._walks[key]
 
     # ------------------------------------------------------------ retrieval
@@ -386,6 +386,7 @@ class _EdgeLayout:
     def __init__(self, graph: PassageGraph) -> None:
         n_entities, n_passages = len(graph.entities), len(graph.passage_ids)
         self.shape = (n_entities + n_passages,) * 2
+        self.n_passages, self.fact_passages, self.entity_passages = n_passages, graph.fact_passages, graph.entity_passages
         subject, obj = graph.fact_ends[:, 0], graph.fact_ends[:, 1]
         self.facts = np.flatnonzero(subject != obj)
         synonyms = graph.synonyms.tocoo()
@@ -400,12 +401,12 @@ class _EdgeLayout:
             np.int32
         )
 
-    def adjacency(self, graph: PassageGraph, visible: np.ndarray | None) -> sparse.csr_matrix:
+    def adjacency(self, visible: np.ndarray | None) -> sparse.csr_matrix:
         """The weights for `visible` on the layout (the matrix shares the layout's index arrays:
         copy it before changing its structure)."""
-        shown = np.ones(len(graph.passage_ids)) if visible is None else visible.astype(np.float64)
-        counts = graph.fact_passages @ shown
-        named = (graph.entity_passages @ shown) > 0
+        shown = np.ones(self.n_passages) if visible is None else visible.astype(np.float64)
+        counts = self.fact_passages @ shown
+        named = (self.entity_passages @ shown) > 0
         weights = np.concatenate(
             [
                 counts[self.facts],
