@@ -71,6 +71,18 @@ def test_entities_are_noun_phrases_names_and_quotes_with_first_person_kept(langu
     assert found[1] == []
 
 
+def test_kept_parses_are_small_and_give_the_triplets_of_a_fresh_parse() -> None:
+    from videomem.models.offline import triplets as rules
+    from videomem.models.offline.nlp import load_spacy
+
+    texts = [f"Person {n} puts the red cup on table {n}. Alice opens door {n}." for n in range(rules.PARSE_CACHE + 40)]
+    kept = rules.extract(texts)
+    fresh = rules.triplets_of_docs(load_spacy().pipe(texts), [{} for _ in texts])
+    assert kept == fresh and all(kept)
+    assert len(rules._parsed) <= rules.PARSE_CACHE, "the cache holds a batch, not a corpus"
+    assert all(doc.tensor.size == 0 for doc in rules._parsed.values()), "a kept parse carries no tagger activations"
+
+
 def test_triplets_are_conditioned_on_the_entities(language: OfflineLanguage) -> None:
     text = "Alice opens the door. I drink coffee."
     everything = language.extract_triplets([text], language.extract_entities([text]))[0]

@@ -65,6 +65,24 @@ def test_a_batch_holds_texts_of_similar_length_so_padding_stays_small(minilm: Se
     assert np.allclose(wide.embed(texts), alone, atol=1e-5)
 
 
+def test_long_texts_go_fewer_at_a_time_so_a_batch_holds_a_bounded_number_of_tokens() -> None:
+    from videomem.models.text_embed import BATCH_TOKENS_PER_TEXT
+
+    wide = SentenceTransformerEmbedder(
+        str(offline_minilm_path()), RoleConfig(backend="offline", batch_size=64, device="cpu"), "text_embedder", UsageMeter()
+    )
+    summaries = [" ".join(f"person {n} hands box {n + k} to person {k};" for k in range(30)) for n in range(40)]
+    facts = [f"person {n} holds cup {n}" for n in range(130)]
+    texts = summaries + facts
+    ids = wide.model.tokenizer(texts, truncation=True, max_length=wide.model.max_seq_length)["input_ids"]
+    batches = wide.batches(texts)
+    assert sorted(i for b in batches for i in b) == list(range(len(texts)))
+    for batch in batches:
+        assert len(batch) == 1 or len(batch) * max(len(ids[i]) for i in batch) <= 64 * BATCH_TOKENS_PER_TEXT
+    assert max(len(ids[i]) for i in range(40)) > 2 * BATCH_TOKENS_PER_TEXT, "the summaries are long"
+    assert max(len(b) for b in batches if b[0] >= 40) == 64, "short texts still go a full batch at a time"
+
+
 def test_usage_is_recorded() -> None:
     meter = UsageMeter()
     cfg = RoleConfig(backend="offline", device="cpu")

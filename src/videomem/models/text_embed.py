@@ -20,6 +20,8 @@ from videomem.models.oneline import one_line
 
 LENGTH_RATIO = 0.75
 """A batch holds texts whose token counts are at least this fraction of its longest one's."""
+BATCH_TOKENS_PER_TEXT = 64
+"""A batch's padded tokens stay under `batch_size` × this: long texts go in fewer at a time."""
 
 
 def offline_minilm_path() -> Path:
@@ -42,6 +44,11 @@ class SentenceTransformerEmbedder:
     three times the work of its real tokens. Batches are therefore cut where a text falls below
     `LENGTH_RATIO` of the batch's longest, so padding is at most a third of the work; the
     vectors are the model's for each text alone (attention masks the padding).
+
+    A batch also holds at most `cfg.batch_size` × `BATCH_TOKENS_PER_TEXT` padded tokens.
+    Attention's activations grow with texts × tokens², so 64 summaries of 256 tokens took
+    540 MB at once (a week's episodic build peaked there) and ran slower than 16 at a time
+    (`benchmarks/embed_batches.py`); short texts, most of what is embedded, still go 64 at once.
     """
 
     def __init__(self, source: str, cfg: RoleConfig, role: str, meter: UsageMeter) -> None:
@@ -81,12 +88,15 @@ class SentenceTransformerEmbedder:
         """Indices of `texts`, longest first, cut into batches of similar token counts."""
         ids = self.model.tokenizer(list(texts), truncation=True, max_length=self.model.max_seq_length)["input_ids"]
         order = sorted(range(len(texts)), key=lambda i: -len(ids[i]))
+        budget = self.cfg.batch_size * BATCH_TOKENS_PER_TEXT
         batches: list[list[int]] = []
         for i in order:
+            longest = len(ids[batches[-1][0]]) if batches else 0
             if (
                 not batches
                 or len(batches[-1]) == self.cfg.batch_size
-                or len(ids[i]) < LENGTH_RATIO * len(ids[batches[-1][0]])
+                or (len(batches[-1]) + 1) * longest > budget
+                or len(ids[i]) < LENGTH_RATIO * longest
             ):
                 batches.append([])
             batches[-1].append(i)

@@ -31,8 +31,9 @@ _OBJECTS = {"dobj", "attr", "acomp", "oprd", "dative", "xcomp"}
 _PLACEHOLDER = "QUOTE{}"
 _COUNTING = {"CARDINAL", "ORDINAL", "PERCENT", "QUANTITY", "MONEY"}
 """Named-entity labels that are amounts, not things a question asks about."""
-PARSE_CACHE = 4096
-"""Parsed texts kept: entities and then triplets of one batch read the same parses."""
+PARSE_CACHE = 256
+"""Parsed texts kept: entities and then triplets of one batch read the same parses. A parse
+costs about 1 kB a token, so a week of summaries in a larger cache was half a gigabyte."""
 _parsed: OrderedDict[str, object] = OrderedDict()
 
 
@@ -144,6 +145,7 @@ def _parse(texts: list[str]) -> list:
     a still scene gives the same caption clip after clip)."""
     missing = list(dict.fromkeys(t for t in texts if t not in _parsed))
     for text, doc in zip(missing, load_spacy().pipe(missing, batch_size=64)):
+        doc.tensor = doc.tensor[:0].copy()  # the tagger's activations, 40% of a kept parse; no rule reads them
         _parsed[text] = doc
     for text in texts:
         _parsed.move_to_end(text)
