@@ -76,9 +76,14 @@ def test_kept_parses_are_small_and_give_the_triplets_of_a_fresh_parse() -> None:
     from videomem.models.offline.nlp import load_spacy
 
     texts = [f"Person {n} puts the red cup on table {n}. Alice opens door {n}." for n in range(rules.PARSE_CACHE + 40)]
-    kept = rules.extract(texts)
+    texts[7] = " ".join(f"Person {n} hands box {n} to Alice." for n in range(rules.PARSE_BATCH_CHARACTERS // 30))
+    kept = rules.triplets_of_docs(rules._parse(texts), [{} for _ in texts])
     fresh = rules.triplets_of_docs(load_spacy().pipe(texts), [{} for _ in texts])
     assert kept == fresh and all(kept)
+    groups = rules._by_characters(texts)
+    assert [t for g in groups for t in g] == texts
+    assert all(len(g) == 1 or sum(map(len, g)) <= rules.PARSE_BATCH_CHARACTERS for g in groups), "a batch's size is bounded"
+    assert [texts[7]] in groups, "a text longer than a batch is parsed alone"
     assert len(rules._parsed) <= rules.PARSE_CACHE, "the cache holds a batch, not a corpus"
     assert all(doc.tensor.size == 0 for doc in rules._parsed.values()), "a kept parse carries no tagger activations"
 

@@ -34,6 +34,10 @@ _COUNTING = {"CARDINAL", "ORDINAL", "PERCENT", "QUANTITY", "MONEY"}
 PARSE_CACHE = 256
 """Parsed texts kept: entities and then triplets of one batch read the same parses. A parse
 costs about 1 kB a token, so a week of summaries in a larger cache was half a gigabyte."""
+PARSE_BATCH_CHARACTERS = 20_000
+"""Characters parsed in one batch: spaCy's activations grow with a batch's tokens, and 32 hour-long
+summaries of 12,000 characters at once took 1.7 GB (a week's episodic build peaked there); 64
+clip captions of 300 characters still go together."""
 _parsed: OrderedDict[str, object] = OrderedDict()
 
 
@@ -144,15 +148,30 @@ def _parse(texts: list[str]) -> list:
     """spaCy docs of `texts`, parsing only those not parsed recently (repeats are common:
     a still scene gives the same caption clip after clip)."""
     missing = list(dict.fromkeys(t for t in texts if t not in _parsed))
-    for text, doc in zip(missing, load_spacy().pipe(missing, batch_size=64)):
-        doc.tensor = doc.tensor[:0].copy()  # the tagger's activations, 40% of a kept parse; no rule reads them
-        _parsed[text] = doc
+    nlp = load_spacy()
+    for group in _by_characters(missing):
+        for text, doc in zip(group, nlp.pipe(group, batch_size=len(group))):
+            doc.tensor = doc.tensor[:0].copy()  # the tagger's activations, 40% of a kept parse; no rule reads them
+            _parsed[text] = doc
     for text in texts:
         _parsed.move_to_end(text)
     docs = [_parsed[t] for t in texts]
     while len(_parsed) > PARSE_CACHE:
         _parsed.popitem(last=False)
     return docs
+
+
+def _by_characters(texts: list[str]) -> list[list[str]]:
+    """`texts` in order, cut into groups of at most `PARSE_BATCH_CHARACTERS` (a longer text alone)."""
+    groups: list[list[str]] = []
+    size = 0
+    for text in texts:
+        if not groups or size + len(text) > PARSE_BATCH_CHARACTERS:
+            groups.append([])
+            size = 0
+        groups[-1].append(text)
+        size += len(text)
+    return groups
 
 
 def _doc_entities(doc, mapping: dict[str, str]) -> Iterable[str]:  # noqa: ANN001
