@@ -88,6 +88,16 @@ def test_kept_parses_are_small_and_give_the_triplets_of_a_fresh_parse() -> None:
     assert all(doc.tensor.size == 0 for doc in rules._parsed.values()), "a kept parse carries no tagger activations"
 
 
+def test_evidence_words_match_by_their_lemmas_without_tagging_each_sentence() -> None:
+    from videomem.models.offline import nlp
+
+    nlp.lemmas("warm up the tagger")
+    tagged = nlp._lemmas.cache_info().misses
+    found = nlp.forms("The LEAVES fell while children were PUTTING keys away; she drank it.")
+    assert {"leaf", "leave", "fall", "child", "be", "put", "putting", "key", "drink", "drank"} <= found
+    assert nlp._lemmas.cache_info().misses == tagged, "evidence is read word by word, not run through the tagger"
+
+
 def test_triplets_are_conditioned_on_the_entities(language: OfflineLanguage) -> None:
     text = "Alice opens the door. I drink coffee."
     everything = language.extract_triplets([text], language.extract_entities([text]))[0]

@@ -52,11 +52,28 @@ def lemmas(text: str) -> list[str]:
     return list(_lemmas(" ".join(text.split())))
 
 
+@lru_cache(maxsize=65536)
+def _word_lemmas(word: str) -> frozenset[str]:
+    """The word's lemmas read as a noun, a verb and an adjective, by spaCy's rule lemmatizer
+    alone (its tables and rules, no tagger)."""
+    from spacy.tokens import Doc
+
+    nlp = load_spacy()
+    doc = nlp.get_pipe("lemmatizer")(Doc(nlp.vocab, words=[word] * 3, pos=["NOUN", "VERB", "ADJ"]))
+    return frozenset(w for token in doc for w in _WORD.findall(token.lemma_.lower()))
+
+
 def forms(text: str) -> set[str]:
-    """Every form a word of `text` may be matched by: as written, its lemma, and a gerund's stem
-    ('WALKING' → walking, walk; 'PUTTING' → put). The small model often tags on-screen gerunds
-    as nouns and keeps them whole, so evidence is matched generously; options use lemmas."""
-    out = set(words(text)) | set(lemmas(text))
+    """Every form a word of `text` may be matched by: as written, its lemma as a noun, a verb or
+    an adjective, and a gerund's stem ('WALKING' → walking, walk; 'PUTTING' → put). The small
+    model often tags on-screen gerunds as nouns and keeps them whole, so evidence is matched
+    generously; options and questions use the tagger's lemmas.
+
+    Evidence is read word by word, not tagged: the tagger over every evidence sentence was most
+    of an offline answer (a week's store: ≈ 0.4 s a question), while a word's lemmas under each
+    part of speech are looked up once per process."""
+    said = set(words(text))
+    out = said.union(*(_word_lemmas(w) for w in said))
     for word in list(out):
         if len(word) > 5 and word.endswith("ing"):
             stem = word[:-3]

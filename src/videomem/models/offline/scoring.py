@@ -1,7 +1,8 @@
 """Answer a question by scoring each option against the evidence, sentence by sentence.
 
-Words are spaCy lemmas of the lower-cased text; evidence words also match as written and by
-gerund stem (`nlp.forms`), so 'MAKING COFFEE' supports 'Make coffee'. The question's *content
+Words are spaCy lemmas of the lower-cased text; an evidence word matches as written, by its
+lemma as a noun, a verb or an adjective, and by gerund stem (`nlp.forms`), so 'MAKING COFFEE'
+supports 'Make coffee'. The question's *content
 words* are its lemmas without stopwords, without the cue words below and without words that no
 evidence item holds (those cannot tell items apart; no list of question phrasings is kept).
 
