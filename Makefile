@@ -55,6 +55,7 @@ bench: $(STAMP)
 	$(PY) benchmarks/asr.py
 	$(PY) benchmarks/objects_scale.py
 	$(PY) benchmarks/streaming.py
+	$(PY) benchmarks/embed_batches.py
 
 clean:
 	rm -rf $(VENV) $(DEMO_DIR)
