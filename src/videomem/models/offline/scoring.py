@@ -2,9 +2,9 @@
 
 Words are spaCy lemmas of the lower-cased text; an evidence word matches as written, by its
 lemma as a noun, a verb or an adjective, and by gerund stem (`nlp.forms`), so 'MAKING COFFEE'
-supports 'Make coffee'. The question's *content
-words* are its lemmas without stopwords, without the cue words below and without words that no
-evidence item holds (those cannot tell items apart; no list of question phrasings is kept).
+supports 'Make coffee'. The question's *content words* are its lemmas without stopwords, without
+the cue words below and without words that no evidence item holds (those cannot tell items apart;
+no list of question phrasings is kept).
 
 **Evidence weight.** By rank of retrieval score: 1, 0.83, 0.71, … Cues in the question then
 reweigh the evidence *about the question* (an item is about it when it holds at least half of
