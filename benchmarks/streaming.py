@@ -11,7 +11,7 @@ each into a fresh store:
   stage by stage: `ingest --stages sample`, then `ingest` (sample has nothing left to do): every
                   clip decoded, then the vision pass, as ingest ran before streaming;
   streaming:      one `ingest`: sample, transcribe and caption stream into each other (a video's
-                  clips reach the model once it is sampled and transcribed).
+                  clips reach the model one audio chunk behind their decoding).
 
 and the same two for the stages streaming changes when the run has no transcribe (`--stages
 sample,caption,objects`), where each clip reaches the model as soon as it is committed.

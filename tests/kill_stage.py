@@ -75,8 +75,13 @@ class ScriptedLanguage:
 
 
 class ScriptedRecognizer:
+    """A segment per speech span, ending STRETCH seconds after it, as a model's timestamps may:
+    conftest's speech video then has segments that reach into the next audio chunk's clips."""
+
+    STRETCH = 3.0
+
     def transcribe(self, audio: np.ndarray, spans: Sequence[tuple[float, float]]) -> list[Segment]:
-        return [Segment(a, b, f"spoken from {a:.2f} to {b:.2f}") for a, b in spans]
+        return [Segment(a, b + self.STRETCH, f"spoken from {a:.2f} to {b:.2f}") for a, b in spans]
 
 
 @dataclass

@@ -18,6 +18,7 @@ from videomem.pipeline.caption import CaptionStage
 from videomem.pipeline.runner import discover_sources, ingest
 from videomem.pipeline.sample import ClipJob, SampledClip, SampleStage
 from videomem.pipeline.streaming import StreamedStages
+from videomem.pipeline.transcribe import TranscribeStage
 from videomem.server.jobs import IngestRequest, Job
 from videomem.store import Store
 
@@ -53,18 +54,18 @@ class _AskedVision(ScriptedVision):
 
 
 class _GatedSample(SampleStage):
-    """Decodes as the sample stage does, but after the clips of one batch holds back the rest
-    until the model has been asked (a stage-by-stage run would wait here in vain)."""
+    """Decodes as the sample stage does, but after `hold` clips (one batch by default) holds back
+    the rest until the model has been asked (a stage-by-stage run would wait here in vain)."""
 
-    def __init__(self, log: list[str], asked: threading.Event) -> None:
-        self.log, self.asked = log, asked
+    def __init__(self, log: list[str], asked: threading.Event, hold: int | None = None) -> None:
+        self.log, self.asked, self.hold = log, asked, hold
 
     def outcomes(self, ctx: StageContext, jobs: list[ClipJob]) -> Iterator[tuple[ClipJob, SampledClip | Exception]]:
         for n, item in enumerate(super().outcomes(ctx, jobs), 1):
             self.log.append("decoded")
             yield item
-            if n == ctx.pipeline.caption_batch_size:
-                self.asked.wait(timeout=60)
+            if n == (self.hold or ctx.pipeline.caption_batch_size):
+                self.asked.wait(timeout=20)
 
 
 def test_the_model_is_asked_before_decoding_ends(bikes: Path, tmp_path: Path) -> None:
@@ -80,6 +81,33 @@ def test_the_model_is_asked_before_decoding_ends(bikes: Path, tmp_path: Path) ->
     asks = [int(entry.split()[1]) for entry in log if entry.startswith("asked")]
     assert log.index(f"asked {asks[0]}") < len(log) - 1 - log[::-1].index("decoded"), log
     assert sum(asks) == 5 and max(asks) <= PIPELINE.caption_batch_size, log
+
+
+def test_with_transcribe_a_long_video_reaches_the_model_a_chunk_behind_its_decoding(
+    speech_video: Path, tmp_path: Path
+) -> None:
+    """24 s of speech video, 2-s clips, 8-s audio chunks, decoding held after 6 clips (12 s):
+    chunk 0 is stored, so the clips up to 8 s go to the model while the rest waits to be
+    decoded. A clip that speech of an earlier chunk reaches into is sent with that speech."""
+    log: list[str] = []
+    asked = threading.Event()
+    models = ScriptedModels(vision=_AskedVision(log, asked))
+    sources, _ = discover_sources([speech_video])
+    stages = ("sample", "transcribe", "caption", "objects")
+    with Store(tmp_path / "s", create=True) as store:
+        ctx = StageContext(store, PIPELINE, lambda: models, stages=stages, show_progress=False)
+        streamed = StreamedStages(_GatedSample(log, asked, hold=6), TranscribeStage(), CaptionStage())
+        sample, spoken, caption = streamed.run(ctx, sources)
+        assert {"speech:audio0", "speech:audio1", "speech:audio2", "speech:transcribed"} <= store.done_units("transcribe")
+    assert (sample.done, spoken.done, caption.done) == (12, 1, 12)
+    first = log.index("asked 3")
+    assert log[:first].count("decoded") == 6 and "decoded" in log[first:], log
+    got = contents(tmp_path / "s")
+    segments = {(start, end, text) for _, start, end, text, _ in got["transcripts"]}
+    assert any(start < 16 < end for start, end, _ in segments), "chunk 1 (8-16 s) has speech that reaches past it"
+    for _, start, end, caption, _ in got["events"]:
+        said = [text for a, b, text in segments if a < end and b > start]
+        assert caption.partition("heard:")[2].strip() == " ".join(said), caption
 
 
 class _FlakyVision(ScriptedVision):

@@ -11,11 +11,11 @@ batches that are full; a batch answered wakes it through the same queue. A parti
 when the pass has got no clip for `IDLE` seconds and none waits to be committed, or when
 decoding is over.
 
-With `transcribe` in the run a clip needs its speech before the model sees it, and the speech of
-a video is transcribed once all its clips are sampled (its audio chunks are aligned to the
-clips' rows): so the clips of a video go to the vision pass once the video is sampled and
-transcribed, while the next videos are decoded. Without it, each clip goes as soon as it is
-committed.
+With `transcribe` in the run a clip needs its speech before the model sees it: the writing thread
+hears each audio chunk of a video (`SpeechTrack`) and stores it once the clips it overlaps are
+committed, and a clip goes to the vision pass once the speech up to its end is stored. So a long
+video reaches the model a chunk (`transcribe_chunk_seconds`) behind its decoding, not after it.
+Without transcribe, each clip goes as soon as it is committed.
 
 Each unit is still one transaction per clip per stage, exactly as stage by stage, so a kill
 loses at most the clips decoded and not committed and the batches in flight, and a re-run
@@ -27,8 +27,9 @@ from __future__ import annotations
 
 import queue
 import threading
+import math
 import time
-from collections import Counter
+from collections import defaultdict
 from contextlib import nullcontext
 from dataclasses import dataclass
 from typing import Any
@@ -39,7 +40,7 @@ from videomem.memory.vision_pass import VisionPass, start_pass
 from videomem.pipeline.base import Stage, StageContext, StageResult, VideoSource
 from videomem.pipeline.caption import CaptionStage
 from videomem.pipeline.sample import ClipJob, SampledClip, SamplePlan, SampleStage
-from videomem.pipeline.transcribe import TranscribeStage
+from videomem.pipeline.transcribe import SpeechTrack, TranscribeStage
 
 AHEAD = 32
 """Decoded clips that may wait for their commit: enough for a few batches of the model."""
@@ -107,7 +108,7 @@ class StreamedStages:
             try:
                 # the first clip first: `--workers` processes are forked before any model thread exists
                 item = decoded.get()
-                run.start(video_ids)
+                run.start(sources)
                 while not isinstance(item, _Done):
                     if item is not _WAKE:
                         run.take(*item)
@@ -144,7 +145,7 @@ class StreamedStages:
 
 class _Run:
     """What the writing thread does with each decoded clip: commit it, and hand the clips that
-    are ready to the vision pass (each clip at once, or a video's once it is transcribed)."""
+    are ready to the vision pass (each clip at once, or once its speech is stored)."""
 
     def __init__(
         self,
@@ -158,41 +159,63 @@ class _Run:
         speech_bar: Any,
         vision_bar: Any,
     ) -> None:
-        self.stages, self.ctx, self.plan, self.vision, self.speech, self.spoken = stages, ctx, plan, vision, speech, spoken
+        self.stages, self.ctx, self.plan, self.vision = stages, ctx, plan, vision
         self.sample_bar, self.speech_bar, self.vision_bar = sample_bar, speech_bar, vision_bar
-        self.jobs_left = Counter(job.video_id for job in plan.jobs)
+        self.tracks = {vid: SpeechTrack(ctx, source, spoken) for vid, source in speech.items()}
+        self.jobs: defaultdict[str, list[ClipJob]] = defaultdict(list)
+        for job in plan.jobs:
+            self.jobs[job.video_id].append(job)
         self.clips_left = {id(job): len(job.clips) for job in plan.jobs}
+        self.waiting: defaultdict[str, list[ClipRow]] = defaultdict(list)
+        """Committed clips of a video being transcribed whose speech is not all stored yet."""
+        self.offsets: dict[str, float] = {}
         self.last_added = time.monotonic()
         """When the vision pass last got a clip (a partial batch waits `IDLE` for more)."""
 
-    def start(self, video_ids: list[str]) -> None:
-        """The clips an earlier run sampled, and the videos with nothing left to decode."""
+    def start(self, sources: list[VideoSource]) -> None:
+        """The clips an earlier run sampled: to the model, or to wait for their speech."""
+        self.offsets = {s.video_id: s.t_offset for s in sources}
+        earlier = clips_of(self.ctx.store, [s.video_id for s in sources])
         if self.stages.transcribe is None:
-            self.admit(clips_of(self.ctx.store, video_ids))
-        for video_id in video_ids:
-            if video_id not in self.jobs_left:
-                self.sampled(video_id)
+            self.admit(earlier)
+            return
+        for row in earlier:
+            self.waiting[row.video_id].append(row)
+        for source in sources:
+            self.hear(source.video_id)
 
     def take(self, job: ClipJob, outcome: SampledClip | VideoError) -> None:
         row = self.stages.sample.take(self.ctx.store, self.plan, job, outcome)
+        self.clips_left[id(job)] = 0 if isinstance(outcome, VideoError) else self.clips_left[id(job)] - 1
         if row is not None:
             self.sample_bar.update(1)
-            if self.stages.transcribe is None:
-                self.admit([row])
-        self.clips_left[id(job)] = 0 if isinstance(outcome, VideoError) else self.clips_left[id(job)] - 1
-        if not self.clips_left[id(job)]:
-            self.jobs_left[job.video_id] -= 1
-            if not self.jobs_left[job.video_id]:
-                self.sampled(job.video_id)
-
-    def sampled(self, video_id: str) -> None:
-        """Every clip of the video is sampled: with transcribe, its speech, then its clips to the model."""
         if self.stages.transcribe is None:
+            self.admit([row] if row is not None else [])
             return
-        if video_id in self.speech:
-            self.stages.transcribe.video(self.ctx, self.speech[video_id], self.spoken)
-            self.speech_bar.update(1)
-        self.admit(clips_of(self.ctx.store, [video_id]))
+        if row is not None:
+            self.waiting[row.video_id].append(row)
+        self.hear(job.video_id)
+
+    def sampled(self, video_id: str) -> float:
+        """The store second before which every clip of the video is committed (inf: all are):
+        the start of the first clip still to decode (a job decodes its clips in order)."""
+        starts = [job.clips[-left].t_start for job in self.jobs[video_id] if (left := self.clips_left[id(job)])]
+        return self.offsets[video_id] + min(starts) if starts else math.inf
+
+    def hear(self, video_id: str) -> None:
+        """Store what speech of the video its committed clips allow, and hand over the clips
+        whose speech is all stored."""
+        track = self.tracks.get(video_id)
+        through = math.inf
+        if track is not None:
+            ended = track.ended
+            through = track.advance(self.sampled(video_id))
+            if track.ended and not ended:
+                self.speech_bar.update(1)
+        waiting = self.waiting.pop(video_id, [])
+        self.admit([row for row in waiting if row.t_end <= through])
+        if kept := [row for row in waiting if row.t_end > through]:
+            self.waiting[video_id] = kept
 
     def admit(self, clips: list[ClipRow]) -> None:
         added = sum(self.vision.pending.add(self.ctx.store, clip) for clip in clips)
