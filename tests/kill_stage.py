@@ -98,9 +98,9 @@ class ScriptedModels:
     asr: ScriptedRecognizer = field(default_factory=ScriptedRecognizer)
 
 
-def run_stages(store_dir: Path, videos: Sequence[Path], stages: Sequence[str]) -> Path:
+def run_stages(store_dir: Path, videos: Sequence[Path], stages: Sequence[str], workers: int = 1) -> Path:
     with Store(store_dir, create=True) as store:
-        report = ingest(videos, store, PIPELINE, ScriptedModels, stages=stages, show_progress=False)
+        report = ingest(videos, store, PIPELINE, ScriptedModels, stages=stages, workers=workers, show_progress=False)
     if not report.ok:
         raise SystemExit(f"ingest failed: {report.all_failures()}")
     return store_dir

@@ -23,15 +23,22 @@ from videomem.server.jobs import IngestRequest, Job
 from videomem.store import Store
 
 
-@pytest.mark.parametrize("between", [[], ["transcribe"]], ids=["per-clip", "with-transcribe"])
-def test_streamed_store_equals_stage_by_stage(bikes: Path, speech_video: Path, tmp_path: Path, between: list[str]) -> None:
+@pytest.mark.parametrize(
+    ("between", "workers"),
+    [([], 1), (["transcribe"], 1), (["transcribe"], 2)],
+    ids=["per-clip", "with-transcribe", "with-transcribe-2-workers"],
+)
+def test_streamed_store_equals_stage_by_stage(
+    bikes: Path, speech_video: Path, tmp_path: Path, between: list[str], workers: int
+) -> None:
     """Captions that quote each clip's transcript: with transcribe in the run, a clip reaches the
-    model only once its speech is stored."""
+    model only once its speech is stored. With 2 workers the speech video is decoded as two jobs
+    whose clips come back in either order."""
     videos = [bikes, speech_video]
     later = [*between, "caption", "objects"]
     by_stage = run_stages(tmp_path / "by-stage", videos, ["sample"])
     run_stages(by_stage, videos, later)
-    streamed = run_stages(tmp_path / "streamed", videos, ["sample", *later])
+    streamed = run_stages(tmp_path / "streamed", videos, ["sample", *later], workers)
     got = contents(streamed)
     assert got == contents(by_stage)
     assert len(got["clips"]) == len(got["events"]) > 10
