@@ -17,6 +17,12 @@ roofline is one clip per max(compute time, memory time). Peaks: the datasheet fi
 GPUs (H100, H200, A100), else measured (a bf16 matmul and a device copy); on the CPU (`--tiny`)
 measured the same way in float32. Without CUDA and without `--tiny` it says so and exits 0.
 
+Clip times differ, so prompts differ by a few tokens and every batch is left-padded; the decode
+then attends with a padding mask, under which transformers' SDPA path repeats the KV heads of a
+grouped-query model in every layer (its GQA kernel needs no mask). `--same-length` puts every clip
+at 0 s, so no batch is padded: the two runs' decode tokens/s give what padding costs. `--attn`
+sets the attention implementation (`options.attn_implementation`).
+
 Last line: `gpu ingest: N.N clips/s, M% of roofline`.
 Target (issue 12): ≥ 15 clips/s and ≥ 33% of roofline for the 3B shape on one H100.
 """
@@ -86,22 +92,28 @@ def peaks(device: torch.device, dtype: torch.dtype) -> tuple[float, float, str]:
     return *measured_peaks(device, dtype), "CPU measured (float32)"
 
 
-def clip_views(n: int, frames: int, size: tuple[int, int], seed: int = 0) -> list[ClipView]:
+def clip_views(n: int, frames: int, size: tuple[int, int], same_time: bool = False, seed: int = 0) -> list[ClipView]:
+    """`n` consecutive clips of seeded noise; with `same_time` all at 0 s, so that every prompt
+    has the same length and no batch is padded."""
     rng = np.random.default_rng(seed)
     views = []
     for i in range(n):
         images = [Image.fromarray(rng.integers(0, 256, (size[1], size[0], 3), dtype=np.uint8)) for _ in range(frames)]
-        t0 = i * CLIP_SECONDS
+        t0 = 0.0 if same_time else i * CLIP_SECONDS
         times = [t0 + (k + 0.5) * CLIP_SECONDS / frames for k in range(frames)]
         views.append(ClipView("bench", t0, t0 + CLIP_SECONDS, images, times))
     return views
 
 
-def role(model_dir: Path, tiny: bool, new_tokens: int, batch_size: str | None, static_cache: bool) -> RoleConfig:
+def role(
+    model_dir: Path, tiny: bool, new_tokens: int, batch_size: str | None, static_cache: bool, attention: str | None = None
+) -> RoleConfig:
     """The shipped profile's vlm role, pointed at the random checkpoint."""
     fields = yaml.safe_load(PROFILE.read_text())["vlm"] | {"model": str(model_dir), "max_tokens": new_tokens}
     if static_cache:
         fields["options"] = fields.get("options", {}) | {"generate": {"cache_implementation": "static"}}
+    if attention is not None:
+        fields["options"] = fields.get("options", {}) | {"attn_implementation": attention}
     if tiny:
         fields |= {"device": "cpu", "dtype": "float32"}
     if batch_size is not None:
@@ -136,6 +148,13 @@ def main() -> None:
     parser.add_argument("--size", default="640x360", help="frame width x height")
     parser.add_argument("--batch-size", default=None, help="override the profile's batch_size (a number or auto)")
     parser.add_argument("--static-cache", action="store_true", help="options.generate: static KV cache")
+    parser.add_argument("--attn", default=None, help="options.attn_implementation (sdpa, eager, flash_attention_2, ...)")
+    parser.add_argument(
+        "--same-length",
+        action="store_true",
+        help="every clip at the same time, so no batch is padded: decode then runs with no attention mask "
+        "(compare decode tokens/s with a run without it to see what padding costs)",
+    )
     parser.add_argument("--work", type=Path, default=Path("/tmp/videomem-gpu-ingest"), help="checkpoint cache")
     args = parser.parse_args()
 
@@ -152,7 +171,7 @@ def main() -> None:
         start = time.perf_counter()
         save_random_qwen2_5_vl(model_dir, shape, device="cpu" if args.tiny else "cuda")
         print(f"built and saved the random {shape} checkpoint in {time.perf_counter() - start:.0f} s")
-    cfg = role(model_dir, args.tiny, args.new_tokens, args.batch_size, args.static_cache)
+    cfg = role(model_dir, args.tiny, args.new_tokens, args.batch_size, args.static_cache, args.attn)
     meter = UsageMeter()
     engine = TransformersEngine(cfg, "vlm", meter)
     vision = PromptedVision(engine, cfg)
@@ -163,8 +182,9 @@ def main() -> None:
           f"({vision_params / 1e6:,.2f} M vision), {engine.model.dtype}, {device}, "
           f"attention {engine.model.config._attn_implementation}, batch_size {cfg.batch_size}")
 
-    views = clip_views(n, args.frames, (width, height))
+    views = clip_views(n, args.frames, (width, height), args.same_length)
     requests = vision.clip_requests("describe_clip", views)
+    text_lengths = [len(engine.tokenizer(r.prompt)["input_ids"]) for r in requests]
     engine.generate(requests[: min(4, n)])  # warm-up: kernels, allocator
     if device.type == "cuda":
         torch.cuda.reset_peak_memory_stats(device)
@@ -189,7 +209,9 @@ def main() -> None:
     roofline = 1.0 / max(compute, memory)
     rate = n / wall
 
-    print(f"clips: {n} × {args.frames} frames of {width}×{height}, {args.new_tokens} new tokens, windows of {window}")
+    print(f"clips: {n} × {args.frames} frames of {width}×{height}, {args.new_tokens} new tokens, windows of {window}; "
+          f"prompt text {min(text_lengths)}–{max(text_lengths)} tokens "
+          f"({'batches padded' if min(text_lengths) < max(text_lengths) else 'no padding'})")
     print(f"throughput: {rate:.2f} clips/s, {rate * CLIP_SECONDS:.1f}× real time (10-s clips)")
     print(f"tokens per clip: {prompt_tokens:.0f} prompt + {new_tokens:.0f} completion; "
           f"decode {used.completion_tokens / max(decode, 1e-9):.0f} tokens/s")
