@@ -108,7 +108,7 @@ class StreamedStages:
             try:
                 # the first clip first: `--workers` processes are forked before any model thread exists
                 item = decoded.get()
-                run.start(sources)
+                run.start(video_ids)
                 while not isinstance(item, _Done):
                     if item is not _WAKE:
                         run.take(*item)
@@ -168,21 +168,19 @@ class _Run:
         self.clips_left = {id(job): len(job.clips) for job in plan.jobs}
         self.waiting: defaultdict[str, list[ClipRow]] = defaultdict(list)
         """Committed clips of a video being transcribed whose speech is not all stored yet."""
-        self.offsets: dict[str, float] = {}
         self.last_added = time.monotonic()
         """When the vision pass last got a clip (a partial batch waits `IDLE` for more)."""
 
-    def start(self, sources: list[VideoSource]) -> None:
+    def start(self, video_ids: list[str]) -> None:
         """The clips an earlier run sampled: to the model, or to wait for their speech."""
-        self.offsets = {s.video_id: s.t_offset for s in sources}
-        earlier = clips_of(self.ctx.store, [s.video_id for s in sources])
+        earlier = clips_of(self.ctx.store, video_ids)
         if self.stages.transcribe is None:
             self.admit(earlier)
             return
         for row in earlier:
             self.waiting[row.video_id].append(row)
-        for source in sources:
-            self.hear(source.video_id)
+        for video_id in video_ids:
+            self.hear(video_id)
 
     def take(self, job: ClipJob, outcome: SampledClip | VideoError) -> None:
         row = self.stages.sample.take(self.ctx.store, self.plan, job, outcome)
@@ -200,7 +198,7 @@ class _Run:
         """The store second before which every clip of the video is committed (inf: all are):
         the start of the first clip still to decode (a job decodes its clips in order)."""
         starts = [job.clips[-left].t_start for job in self.jobs[video_id] if (left := self.clips_left[id(job)])]
-        return self.offsets[video_id] + min(starts) if starts else math.inf
+        return self.plan.videos[video_id].source.t_offset + min(starts) if starts else math.inf
 
     def hear(self, video_id: str) -> None:
         """Store what speech of the video its committed clips allow, and hand over the clips

@@ -133,7 +133,8 @@ class SpeechTrack:
         done = store.done_units(STAGE)
         if no_audio_unit(vid) in done:
             self.result.skipped += 1
-            return self._end()
+            self._end()
+            return False
         if not store.query("SELECT 1 FROM clips WHERE video_id = ? LIMIT 1", (vid,)):
             if sampled == math.inf:  # nothing sampled, nothing to align speech to
                 self._end()
@@ -142,13 +143,15 @@ class SpeechTrack:
             with store.transaction() as tx:
                 Store.mark_done(tx, STAGE, no_audio_unit(vid))
             self.result.done += 1
-            return self._end()
+            self._end()
+            return False
         self._recognizer = self.ctx.models.asr
         if self._recognizer is None:
             done |= store.done_units(VAD_STAGE)
         if finished_unit(vid) in done:
             self.result.skipped += 1
-            return self._end()
+            self._end()
+            return False
         prefix = f"{vid}:audio"
         skip = {int(u[len(prefix) :]) for u in done if u.startswith(prefix)}
         self._chunks = audio_chunks(self.source.path, self.ctx.pipeline.transcribe_chunk_seconds, skip)
@@ -188,11 +191,10 @@ class SpeechTrack:
         shift = self.source.t_offset + chunk.t_start
         return [Segment(s.t_start + shift, s.t_end + shift, s.text, s.speaker) for s in found]
 
-    def _end(self) -> bool:
+    def _end(self) -> None:
         if self._chunks is not None:
             self._chunks.close()
         self._chunks, self._held, self.through = None, None, math.inf
-        return False
 
 
 def _write_chunk(
