@@ -42,6 +42,7 @@ $(ESPEAK):
 
 test: $(STAMP) $(VTEST) $(CHROMEDRIVER) $(ESPEAK)
 	$(VENV)/bin/ruff check src tests benchmarks
+	$(VENV)/bin/lint-imports
 	$(PY) -m pytest -q
 
 demo: $(STAMP)

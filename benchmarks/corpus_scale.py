@@ -54,7 +54,8 @@ from videomem.agent.react import Agent
 from videomem.config import default_path, load_agent, load_pipeline
 from videomem.memory.registry import MEMORIES
 from videomem.models.registry import ModelSet
-from videomem.pipeline.base import StageContext, VideoSource
+from videomem.pipeline.base import StageContext
+from videomem.core import VideoSource
 from videomem.pipeline.runner import build_stage
 from videomem.store import Store
 from videomem.video.egolifecap import SOURCE

@@ -40,7 +40,8 @@ import yaml
 from PIL import Image
 
 from videomem.config import PROJECT_ROOT, RoleConfig
-from videomem.models.base import ClipView, UsageMeter, VLRequest
+from videomem.models.base import UsageMeter, VLRequest
+from videomem.core import ClipView
 from videomem.models.hf_transformers import AUTO_MAX_BATCH, TransformersEngine
 from videomem.models.prompted import PromptedVision
 from videomem.models.random_weights import save_random_qwen2_5_vl

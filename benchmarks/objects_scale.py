@@ -30,6 +30,7 @@ from corpus_scale import write_corpus
 from videomem.config import default_path, load_pipeline
 from videomem.memory.objects import ObjectMemory
 from videomem.models.registry import ModelSet
+from videomem.pipeline.objects import extract_objects
 from videomem.store import Store
 
 
@@ -55,7 +56,7 @@ def run(hours: int) -> dict[str, float]:
         memory = ObjectMemory(store, models)
         out: dict[str, float] = {"captions": len(captions)}
         started = time.perf_counter()
-        result = memory.extract(pipeline, [s.video_id for s in sources])
+        result = extract_objects(store, models, pipeline, [s.video_id for s in sources])
         out["extract"] = time.perf_counter() - started
         started = time.perf_counter()
         memory.consolidate(pipeline)

@@ -33,7 +33,7 @@ import skvideo
 from PIL import Image
 
 from videomem.config import load_pipeline
-from videomem.models.base import ClipView
+from videomem.core import ClipView
 from videomem.models.registry import ModelSet
 from videomem.video.clips import plan_clips
 from videomem.video.decode import FrameSampler

@@ -24,7 +24,8 @@ from pathlib import Path
 import numpy as np
 
 from videomem.config import ModelsConfig, PipelineConfig, RoleConfig
-from videomem.models.base import Batching, ClipNotes, ClipView, ObjectRecord, UsageMeter
+from videomem.models.base import Batching, ClipNotes, ObjectRecord, UsageMeter
+from videomem.core import ClipView
 from videomem.pipeline.runner import ingest
 from videomem.store import Store
 from videomem.store import vectors

@@ -24,7 +24,7 @@ from typing import Any
 import uvicorn
 
 from videomem.evidence import Evidence
-from videomem.memory.clips import scope_sql
+from videomem.store.clips import scope_sql
 from videomem.store import Store
 
 

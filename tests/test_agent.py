@@ -15,7 +15,8 @@ from videomem.agent.tools import Memories, ToolCallError, Toolbox
 from videomem.config import PROJECT_ROOT, AgentConfig, load_agent
 from videomem.errors import MalformedOutputError, ModelError, VideomemError
 from videomem.evidence import Evidence
-from videomem.models.base import AgentState, AnswerOut, ClipView, ToolCall, Usage
+from videomem.models.base import AgentState, AnswerOut, ToolCall, Usage
+from videomem.core import ClipView
 from videomem.store import Store
 
 TEXTS = ["RED BALLOON", "TRAIN TO PARIS", "BLUE BICYCLE", "OPEN MARKET", "NIGHT FIREWORKS", "SNOWY MOUNTAIN"]

@@ -12,7 +12,8 @@ from PIL import Image
 from tiny_models import MERGE, build_tiny_qwen2_vl
 from videomem.config import RoleConfig
 from videomem.errors import ModelError
-from videomem.models.base import CaptionOut, ClipView, LMRequest, Unusable, UsageMeter, VLRequest
+from videomem.models.base import CaptionOut, LMRequest, Unusable, UsageMeter, VLRequest
+from videomem.core import ClipView
 from videomem.models.hf_transformers import TransformersEngine
 from videomem.models.prompted import PromptedVision
 

@@ -13,12 +13,15 @@ from memory_stores import CountingEmbedder, hand_store, offline_models, scripted
 from videomem.config import PipelineConfig
 from videomem.errors import ModelError
 from videomem.eval.synth import MIN_MINUTES
-from videomem.memory.clips import clips_of, scope_sql
+from videomem.store.clips import clips_of, scope_sql
 from videomem.memory.events import EventMemory
 from videomem.memory.objects import ObjectMemory, write_records
-from videomem.models.base import Batching, ClipView, ObjectRecord
+from videomem.models.base import Batching, ObjectRecord
+from videomem.core import ClipView
 from videomem.models.offline.language import OfflineLanguage
 from videomem.models.recent import RecentTexts
+from videomem.pipeline.caption import caption_videos
+from videomem.pipeline.objects import build_objects
 from videomem.store import Store
 
 PIPELINE = PipelineConfig(caption_batch_size=3, object_batch_size=4)
@@ -71,12 +74,12 @@ def _with(vision=None, language=None) -> _Swapped:
 def test_events_caption_every_clip_in_batches_and_resume(tmp_path: Path) -> None:
     store = hand_store(tmp_path, [None] * 7)
     failing = ScriptedVision(fail_on_call=2)
-    result = EventMemory(store, _with(vision=failing)).build(PIPELINE, ["v"])
+    result = caption_videos(store, _with(vision=failing), PIPELINE, ["v"])
     assert result.done == 3 and len(result.failures) == 1 and "4 clips left" in result.failures[0][1]
     assert store.query("SELECT COUNT(*) FROM events")[0][0] == 3
 
     vision = ScriptedVision()
-    result = EventMemory(store, _with(vision=vision)).build(PIPELINE, ["v"])
+    result = caption_videos(store, _with(vision=vision), PIPELINE, ["v"])
     assert (result.done, result.skipped, result.failures) == (4, 3, [])
     assert vision.batches == [3, 1]
     rows = store.query("SELECT t_start, t_end, text FROM events ORDER BY t_start")
@@ -84,7 +87,7 @@ def test_events_caption_every_clip_in_batches_and_resume(tmp_path: Path) -> None
     assert rows[4][2] == "caption of the clip starting at 40 s"
 
     again = ScriptedVision()
-    result = EventMemory(store, _with(vision=again)).build(PIPELINE, ["v"])
+    result = caption_videos(store, _with(vision=again), PIPELINE, ["v"])
     assert (result.done, result.skipped, again.batches) == (0, 7, [])
     assert store.query("SELECT COUNT(*) FROM events")[0][0] == 7
 
@@ -200,8 +203,9 @@ def _objects(store: Store) -> list[tuple]:
 
 def test_consolidation_merges_one_person_and_keeps_two_apart(tmp_path: Path) -> None:
     store = hand_store(tmp_path, [None] * 5)
-    memory = ObjectMemory(store, _with(vision=ScriptedVision(_people_script())))
-    result = memory.build(PIPELINE, ["v"])
+    models = _with(vision=ScriptedVision(_people_script()))
+    memory = ObjectMemory(store, models)
+    result = build_objects(store, models, PIPELINE, ["v"])
     assert result.failures == [] and result.done == 5
     objects = _objects(store)
     assert len(objects) == 2, objects
@@ -236,16 +240,16 @@ def test_consolidation_resumes_to_the_same_result(tmp_path: Path) -> None:
     script = _people_script()
     small_batches = PipelineConfig(object_batch_size=2)
     clean = hand_store(tmp_path / "clean", [None] * 5)
-    ObjectMemory(clean, _with(vision=ScriptedVision(script))).build(small_batches, ["v"])
+    build_objects(clean, _with(vision=ScriptedVision(script)), small_batches, ["v"])
 
     killed = hand_store(tmp_path / "killed", [None] * 5)
     flaky = FailingLanguage(offline_models().language, fail_on_call=2)
-    result = ObjectMemory(killed, _with(vision=ScriptedVision(script), language=flaky)).build(small_batches, ["v"])
+    result = build_objects(killed, _with(vision=ScriptedVision(script), language=flaky), small_batches, ["v"])
     assert any("consolidation" in why for _, why in result.failures)
     pending = killed.query("SELECT COUNT(*) FROM object_observations WHERE object_id IS NULL")[0][0]
     assert 0 < pending < 6
 
-    ObjectMemory(killed, _with(vision=ScriptedVision(script))).build(small_batches, ["v"])
+    build_objects(killed, _with(vision=ScriptedVision(script)), small_batches, ["v"])
     assert _objects(killed) == _objects(clean)
 
 
@@ -324,8 +328,9 @@ def test_an_object_seen_all_day_parses_its_cues_once_not_per_sighting(tmp_path: 
 
 def test_object_retrieval_shows_only_what_was_visible(tmp_path: Path) -> None:
     store = hand_store(tmp_path, [None] * 5)
-    memory = ObjectMemory(store, _with(vision=ScriptedVision(_people_script())))
-    memory.build(PIPELINE, ["v"])
+    models = _with(vision=ScriptedVision(_people_script()))
+    memory = ObjectMemory(store, models)
+    build_objects(store, models, PIPELINE, ["v"])
 
     full = memory.retrieve("woman in a red coat", 1)[0]
     assert full.source == "object" and "3 sightings" in full.text

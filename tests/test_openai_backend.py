@@ -313,7 +313,7 @@ def test_embedder_dim_from_options_skips_the_probe(server: FakeServer) -> None:
 
 def test_model_set_runs_prompted_tasks_through_the_server(server: FakeServer) -> None:
     from videomem.config import ModelsConfig
-    from videomem.models.base import ClipView
+    from videomem.core import ClipView
     from videomem.models.registry import ModelSet
 
     remote = {"backend": "openai", "model": "qwen-test", "base_url": server.url}
@@ -369,7 +369,8 @@ def test_a_stage_keeps_concurrency_requests_in_flight_across_its_batches(server:
 
     from videomem.config import PipelineConfig
     from videomem.models.prompted import PromptedVision
-    from videomem.pipeline.base import StageContext, VideoSource
+    from videomem.pipeline.base import StageContext
+    from videomem.core import VideoSource
     from videomem.pipeline.caption import CaptionStage
 
     server.script = [Reply(body=completion(), delay=0.3) for _ in range(8)]

@@ -15,7 +15,6 @@ from videomem.models.base import (
     AgentState,
     AnswerOut,
     CaptionOut,
-    ClipView,
     EntitiesOut,
     EpisodicFact,
     Generation,
@@ -36,6 +35,7 @@ from videomem.models.base import (
     Usage,
     VLRequest,
 )
+from videomem.core import ClipView
 from videomem.models.prompted import PromptedLanguage, PromptedVision, extract_json
 
 

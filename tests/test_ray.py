@@ -22,7 +22,8 @@ from kill_stage import PIPELINE, HashEmbedder, ScriptedModels, ScriptedVision, c
 
 from conftest import make_video
 from videomem.config import ModelsConfig, RoleConfig
-from videomem.models.base import ClipNotes, ClipView
+from videomem.models.base import ClipNotes
+from videomem.core import ClipView
 from videomem.errors import ConfigError
 from videomem.pipeline.ray_runner import RayOptions, gpus_per_actor
 from videomem.pipeline.runner import ingest

@@ -299,7 +299,7 @@ class GatedVision:
     def caption_clips(self, clips):
         return self._held("caption_clips", clips)
 
-    def describe_clips(self, clips):  # caption and object records in one pass (memory/vision_pass.py)
+    def describe_clips(self, clips):  # caption and object records in one pass (pipeline/vision_pass.py)
         return self._held("describe_clips", clips)
 
 

@@ -30,15 +30,15 @@ from tiny_models import build_tiny_whisper, convert_to_ctranslate2
 
 from videomem.config import ModelsConfig, PipelineConfig, RoleConfig, load_models
 from videomem.errors import ModelError
-from videomem.memory.clips import transcript_of
+from videomem.store.clips import transcript_of
 from videomem.models.asr import OpenAIRecognizer, Span, speech_spans
 from videomem.models.base import UsageMeter
 from videomem.models.registry import ModelSet
-from videomem.pipeline.base import VideoSource
+from videomem.core import VideoSource
 from videomem.pipeline.runner import ingest
 from videomem.pipeline.transcribe import TranscribeStage, chunk_unit, finished_unit, no_audio_unit
 from videomem.store import Store
-from videomem.summary import summarize
+from videomem.server.summary import summarize
 from videomem.video.audio import SAMPLE_RATE, audio_chunks
 from videomem.video.transcripts import SPEECH_ONLY, Segment
 

@@ -16,13 +16,15 @@ from tiny_models import TINY_CLIP, TINY_CLIP_ARCH, build_tiny_clip
 from videomem.agent.tools import DESCRIBE_FRAMES, Memories, ToolCallError, Toolbox
 from videomem.config import AgentConfig, ModelsConfig, PipelineConfig, RoleConfig, VisualSettings, load_agent, load_models
 from videomem.errors import ConfigError, ModelError, StoreError
-from videomem.memory.clips import open_frame
+from videomem.store.frames import open_frame
 from videomem.memory.visual import VisualMemory
-from videomem.models.base import AnswerOut, ClipView, UsageMeter
+from videomem.models.base import AnswerOut, UsageMeter
+from videomem.core import ClipView
 from videomem.models.offline.scene import SceneAnalyser
 from videomem.models.offline.vision import caption
 from videomem.models.registry import ModelSet
-from videomem.pipeline.base import StageContext, VideoSource
+from videomem.pipeline.base import StageContext
+from videomem.core import VideoSource
 from videomem.pipeline.visual import VisualStage
 from videomem.store import Store
 

@@ -145,7 +145,8 @@ def test_a_stage_hands_its_pending_clips_to_the_engine_together(monkeypatch: pyt
     from videomem.config import PipelineConfig
     from videomem.models import vllm_engine
     from videomem.models.prompted import PromptedVision
-    from videomem.pipeline.base import StageContext, VideoSource
+    from videomem.pipeline.base import StageContext
+    from videomem.core import VideoSource
     from videomem.pipeline.caption import CaptionStage
 
     _fake_vllm(monkeypatch, StructuredOutputsParams=_Params)

@@ -138,7 +138,7 @@ def info(store: StoreOpt, models: ModelsOpt = None) -> None:
     """Summarise a store: videos, clips, hours of video, stages done, and each memory's size."""
     from videomem.models.registry import ModelSet
     from videomem.store import Store
-    from videomem.summary import summarize
+    from videomem.server.summary import summarize
 
     with Store(store, read_only=True) as db:
         summary = summarize(db, ModelSet.from_file(models))  # roles load lazily: counting rows loads no model
@@ -196,7 +196,8 @@ def ask(
 
     from videomem.agent.react import Agent
     from videomem.config import load_agent
-    from videomem.memory.clips import TimeText
+    from videomem.store.clips import timeline_kind
+    from videomem.timeline import TimeText
     from videomem.models.registry import ModelSet
     from videomem.store import Store
     from videomem.timeline import parse_time
@@ -209,7 +210,7 @@ def ask(
         if as_json:
             print(json.dumps(answer.to_json(), ensure_ascii=False))
         else:
-            typer.echo(answer.render(TimeText(db)))
+            typer.echo(answer.render(TimeText(timeline_kind(db))))
 
 
 @app.command()
@@ -223,7 +224,8 @@ def chat(
     """Ask questions one per line (stdin) until end of input or 'exit'."""
     from videomem.agent.react import Agent
     from videomem.config import load_agent
-    from videomem.memory.clips import TimeText
+    from videomem.store.clips import timeline_kind
+    from videomem.timeline import TimeText
     from videomem.models.registry import ModelSet
     from videomem.store import Store
     from videomem.timeline import parse_time
@@ -231,7 +233,7 @@ def chat(
     cutoff = parse_time(until) if until is not None else None
     cfg = load_agent(agent)
     with Store(store, read_only=True) as db:
-        responder, time_text = Agent(db, ModelSet.from_file(models), cfg), TimeText(db)
+        responder, time_text = Agent(db, ModelSet.from_file(models), cfg), TimeText(timeline_kind(db))
         interactive = sys.stdin.isatty()
         while True:
             if interactive:
@@ -270,7 +272,8 @@ def search(
     """Search one memory directly and print what it returns (what the agent's tool would see)."""
     import json
 
-    from videomem.memory.clips import TimeText, require_video
+    from videomem.timeline import TimeText
+    from videomem.store.clips import require_video, timeline_kind
     from videomem.memory.registry import open_memory
     from videomem.models.registry import ModelSet
     from videomem.store import Store
@@ -283,7 +286,7 @@ def search(
         if as_json:
             print(json.dumps([{**e.to_json(), "memory": memory} for e in found], ensure_ascii=False))
             return
-        time_text = TimeText(db)
+        time_text = TimeText(timeline_kind(db))
         if not found:
             typer.echo(f"nothing in {memory} memory" + (f" before {time_text(cutoff)}" if cutoff is not None else ""))
         for n, e in enumerate(found, start=1):
@@ -365,13 +368,14 @@ def frame(
 
 def _check_covered(db, t: float, at: str, video: str | None) -> None:
     """A time no video covers has no frame: the nearest one may be hours away, or another video's."""
-    from videomem.memory.clips import TimeText
+    from videomem.store.clips import timeline_kind
+    from videomem.timeline import TimeText
 
     scope, params = ("WHERE id = ?", (video,)) if video else ("", ())
     spans = [(r["t_offset"], r["t_offset"] + r["duration"]) for r in db.query(f"SELECT * FROM videos {scope}", params)]
     if not spans or any(start - 0.5 <= t <= end + 0.5 for start, end in spans):
         return
-    covered = ", ".join(TimeText(db).span(a, b) for a, b in sorted(spans)[:5])
+    covered = ", ".join(TimeText(timeline_kind(db)).span(a, b) for a, b in sorted(spans)[:5])
     more = f" and {len(spans) - 5} more" if len(spans) > 5 else ""
     whose = f"video {video!r}" if video else "any video in the store"
     raise VideomemError(f"--at {at}: not inside {whose} (covered: {covered}{more})")

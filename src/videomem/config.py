@@ -13,6 +13,7 @@ from typing import Annotated, Any, Literal, TypeVar
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from videomem.core import MEMORY_NAMES
 from videomem.errors import ConfigError
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
@@ -167,14 +168,17 @@ class ModelsConfig(_Strict):
 
 
 VIDEO_TOOLS = ("video.retrieval", "video.rag", "video.qa")
-"""TeleMem's tools; every registered memory adds `memory.<name>` (see memory/registry.py)."""
+"""TeleMem's tools; every memory adds `memory.<name>` (see memory/registry.py)."""
+
+
+def tool_name(memory: str) -> str:
+    """The agent's tool over one memory: `memory.events`, `memory.episodic`, ..."""
+    return f"memory.{memory}"
 
 
 def tool_names() -> tuple[str, ...]:
     """Every tool an agent profile may enable."""
-    from videomem.memory.registry import MEMORIES, tool_name
-
-    return VIDEO_TOOLS + tuple(tool_name(m) for m in MEMORIES)
+    return VIDEO_TOOLS + tuple(tool_name(m) for m in MEMORY_NAMES)
 
 
 class EpisodicSettings(_Strict):

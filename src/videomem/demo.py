@@ -24,7 +24,8 @@ from videomem.errors import VideomemError
 from videomem.eval.questions import Question
 from videomem.eval.lvbench import load_lvbench
 from videomem.eval.synth import MIN_MINUTES, synth
-from videomem.memory.clips import TimeText
+from videomem.store.clips import timeline_kind
+from videomem.timeline import TimeText
 from videomem.models.registry import ModelSet
 from videomem.pipeline.runner import ingest
 from videomem.store import Store
@@ -80,7 +81,7 @@ def demo(
             raise VideomemError("; ".join(f"{what}: {why}" for what, why in report.all_failures()))
         typer.echo(f"ingested {len(videos)} videos in {time.perf_counter() - started:.0f} s")
 
-        agent, time_text = Agent(store, models, load_agent()), TimeText(store)
+        agent, time_text = Agent(store, models, load_agent()), TimeText(timeline_kind(store))
         _show("bikes.mp4: What is in the scene?", agent.ask("What is in the scene?", video_id="bikes"), time_text)
 
         correct, asked = 0, _pick(questions)

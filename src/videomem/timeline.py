@@ -142,3 +142,16 @@ def egolife_start(path: str | Path) -> float:
             f"{Path(path).name}: not an EgoLife file name (expected DAYn_..._HHMMSSFF.mp4)"
         )
     return egolife_code_to_seconds(m.group(2), int(m.group(1)))
+
+
+class TimeText:
+    """Formats corpus seconds the way users of a store read them (`store.clips.timeline_kind`)."""
+
+    def __init__(self, kind: TimelineKind) -> None:
+        self.kind = kind
+
+    def __call__(self, seconds: float) -> str:
+        return format_time(seconds, self.kind)
+
+    def span(self, t_start: float, t_end: float) -> str:
+        return f"{self(t_start)}-{self(t_end)}"

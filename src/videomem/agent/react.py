@@ -40,8 +40,9 @@ from videomem.choice import read_choice, search_text
 from videomem.config import AgentConfig
 from videomem.errors import MalformedOutputError, ModelError, VideomemError
 from videomem.evidence import Evidence
-from videomem.memory.clips import require_video
-from videomem.memory.registry import MEMORIES, tool_name
+from videomem.store.clips import require_video
+from videomem.memory.registry import MEMORIES
+from videomem.config import tool_name
 from videomem.models.base import (
     OPTION_LETTERS,
     AgentState,

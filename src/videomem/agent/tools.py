@@ -24,8 +24,12 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationEr
 from videomem.config import AgentConfig
 from videomem.errors import TimeFormatError, VideomemError
 from videomem.evidence import Evidence
-from videomem.memory.clips import TimeText, evenly, frames_view, visible_frames
-from videomem.memory.registry import MEMORIES, Memory, open_memory, tool_name
+from videomem.store.clips import timeline_kind
+from videomem.timeline import TimeText
+from videomem.store.frames import frames_view
+from videomem.store.clips import evenly, visible_frames
+from videomem.memory.registry import MEMORIES, Memory, open_memory
+from videomem.config import tool_name
 from videomem.memory.visual import SOURCE as VISUAL_SOURCE
 from videomem.memory.visual import VisualMemory
 from videomem.models.registry import ModelSet
@@ -152,7 +156,7 @@ class Toolbox:
         self.video_id = video_id
         self.question = question
         """The question being answered, which `memory.visual` puts to the vision model."""
-        self.time = TimeText(store)
+        self.time = TimeText(timeline_kind(store))
         self._several_videos = video_id is None and store.query("SELECT COUNT(*) AS n FROM videos")[0]["n"] > 1
         functions = {"video.retrieval": self.retrieval, "video.rag": self.rag, "video.qa": self.qa}
         functions |= {tool_name(memory): self._memory_tool(memory) for memory in MEMORIES}

@@ -26,8 +26,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from videomem.config import AgentConfig, ModelsConfig
-from videomem.pipeline.runner import PIPELINE_META
-from videomem.store import Store
+from videomem.store import PIPELINE_META, Store
 
 PARTS = ("store", "pipeline", "models", "agent")
 SAME_FOOTING = ("store", "pipeline", "models")

@@ -1,6 +1,6 @@
 """Event memory (TeleMem): one caption per clip, fixed once written, searchable by meaning.
 
-Captions are written by the vision pass (`memory/vision_pass.py`: in batches, together with the
+Captions are written by the vision pass (`pipeline/vision_pass.py`: in batches, together with the
 clip's object records when the run builds both) and committed one clip per transaction together
 with the clip's progress, so a killed ingest loses at most the batches in flight and never
 writes a caption twice.
@@ -15,14 +15,12 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Sequence
 
-from videomem.config import PipelineConfig
 from videomem.evidence import Evidence
-from videomem.memory.clips import ClipRow, clips_of, visible_ids
-from videomem.memory.vision_pass import Output, describe_pending
+from videomem.store.clips import ClipRow, clips_of, visible_ids
 from videomem.models.registry import ModelSet
-from videomem.pipeline.base import StageResult
 from videomem.store import Store
-from videomem.store.vectors import ProgressFactory, VectorIndex, embedder_identity
+from videomem.store.vectors import VectorIndex, embedder_identity
+from videomem.core import ProgressFactory
 
 STAGE = "caption"
 INDEX_NAME = "events"
@@ -51,14 +49,6 @@ class EventMemory:
                 embedder_identity(self.models.cfg.text_embedder, embedder.dim),
             )
         return self._index
-
-    def build(self, cfg: PipelineConfig, video_ids: Sequence[str], progress: ProgressFactory | None = None) -> StageResult:
-        """Caption every clip of these videos that has no caption yet, then refresh the index."""
-        result = describe_pending(
-            self.store, lambda: self.models.vision, video_ids, cfg.caption_batch_size, progress, caption=OUTPUT
-        )[STAGE]
-        self.refresh(progress)
-        return result
 
     def refresh(self, progress: ProgressFactory | None = None) -> None:
         """Bring the caption index up to date with the stored captions."""
@@ -105,10 +95,6 @@ def imported_captions(store: Store, video_ids: Sequence[str]) -> dict[str, str]:
         (GENERATED, *video_ids),
     )
     return {ClipRow(r["id"], r["video_id"], r["idx"], r["t_start"], r["t_end"]).unit: r["text"] for r in rows}
-
-
-OUTPUT = Output(STAGE, write_caption)
-"""What the vision pass fills for this memory."""
 
 
 def reset(store: Store, video_ids: Sequence[str]) -> None:

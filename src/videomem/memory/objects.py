@@ -2,7 +2,7 @@
 
 Per clip, the vision model lists the people and objects it sees as records — key: name, kind,
 appearance, identity cues; value: what the entity does or its state in that clip
-(`memory/vision_pass.py`: from the same request as the clip's caption when a run builds both).
+(`pipeline/vision_pass.py`: from the same request as the clip's caption when a run builds both).
 A clip whose caption was imported (EgoLifeCap) gets no vision pass: the text model reads its
 records from that caption instead. Each record
 is kept as an observation (provenance, with its clip's time range). Consolidation links
@@ -31,14 +31,15 @@ import numpy as np
 from videomem.config import PipelineConfig
 from videomem.errors import ModelError
 from videomem.evidence import Evidence
-from videomem.memory import events
-from videomem.memory.clips import ClipRow, TimeText, clips_of, scope_sql
-from videomem.memory.vision_pass import Output, describe_pending
+from videomem.store.clips import timeline_kind
+from videomem.timeline import TimeText
+from videomem.store.clips import ClipRow, clips_of, scope_sql
 from videomem.models.base import ObjectRecord
 from videomem.models.registry import ModelSet
-from videomem.pipeline.base import StageResult
+from videomem.core import StageResult
 from videomem.store import Store
-from videomem.store.vectors import ProgressFactory, VectorIndex, embedder_identity
+from videomem.store.vectors import VectorIndex, embedder_identity
+from videomem.core import ProgressFactory
 
 STAGE = "objects"
 INDEX_NAME = "object_observations"
@@ -209,7 +210,7 @@ class ObjectMemory:
         self.store = store
         self.models = models
         self._index: VectorIndex | None = None
-        self._time = TimeText(store)
+        self._time = TimeText(timeline_kind(store))
 
     @property
     def index(self) -> VectorIndex:
@@ -229,16 +230,9 @@ class ObjectMemory:
 
     # ------------------------------------------------------------ build
 
-    def build(
-        self,
-        cfg: PipelineConfig,
-        video_ids: Sequence[str],
-        progress: ProgressFactory | None = None,
-        exclude: frozenset[str] = frozenset(),
-    ) -> StageResult:
-        """Extract the records of clips not done yet (but those in `exclude`), consolidate every
-        pending record, refresh the index."""
-        result = self.extract(cfg, video_ids, progress, exclude)
+    def settle(self, cfg: PipelineConfig, result: StageResult, progress: ProgressFactory | None = None) -> StageResult:
+        """After the records of a build are written: consolidate every pending record and refresh
+        the index; a consolidation failure joins `result`'s failures (the next run resumes it)."""
         try:
             self.consolidate(cfg, progress)
         except ModelError as exc:
@@ -247,28 +241,7 @@ class ObjectMemory:
         self.index.ensure(progress)
         return result
 
-    def extract(
-        self,
-        cfg: PipelineConfig,
-        video_ids: Sequence[str],
-        progress: ProgressFactory | None = None,
-        exclude: frozenset[str] = frozenset(),
-    ) -> StageResult:
-        """Record the objects of every clip not yet done (but those in `exclude`), one
-        transaction per clip: from the imported caption's text where there is one, else from
-        the frames."""
-        imported = events.imported_captions(self.store, video_ids)
-        result = self._read_imported(cfg, video_ids, imported, exclude)
-        seen = describe_pending(
-            self.store, lambda: self.models.vision, video_ids, cfg.caption_batch_size, progress,
-            objects=OUTPUT, exclude=exclude | frozenset(imported),
-        )[STAGE]
-        result.done += seen.done
-        result.skipped += seen.skipped
-        result.failures += seen.failures
-        return result
-
-    def _read_imported(
+    def read_imported(
         self, cfg: PipelineConfig, video_ids: Sequence[str], imported: dict[str, str], exclude: frozenset[str]
     ) -> StageResult:
         """Records of the clips with an imported caption not done yet, read by the text model
@@ -557,10 +530,6 @@ def write_records(tx: sqlite3.Connection, clip: ClipRow, records: list[ObjectRec
             for r in records
         ],
     )
-
-
-OUTPUT = Output(STAGE, write_records)
-"""What the vision pass fills for this memory."""
 
 
 def reset(store: Store, video_ids: Sequence[str]) -> None:

@@ -76,11 +76,6 @@ MEMORIES: dict[str, Registered] = {
 """Memory name → entry, in the order `info`, `search --help` and the tools list them."""
 
 
-def tool_name(memory: str) -> str:
-    """The agent's tool over one memory: `memory.events`, `memory.episodic`, ..."""
-    return f"memory.{memory}"
-
-
 def open_memory(name: str, store: Store, models: ModelSet, cfg: AgentConfig | None = None) -> Memory:
     if name not in MEMORIES:
         raise VideomemError(f"unknown memory {name!r}; available: {', '.join(MEMORIES)}")

@@ -46,7 +46,8 @@ import numpy as np
 from videomem.config import PipelineConfig, SemanticSettings
 from videomem.errors import ModelError
 from videomem.evidence import Evidence
-from videomem.memory.clips import TimeText, timeline_kind
+from videomem.timeline import TimeText
+from videomem.store.clips import timeline_kind
 from videomem.memory.graph import (
     Passage,
     PassageGraph,
@@ -58,9 +59,10 @@ from videomem.memory.graph import (
 )
 from videomem.models.base import EpisodicFact, KnownTriplet, NewTriplet, SemanticTriplet, Triplet
 from videomem.models.registry import ModelSet
-from videomem.pipeline.base import StageResult
+from videomem.core import StageResult
 from videomem.store import Store
-from videomem.store.vectors import ProgressFactory, VectorIndex, embedder_identity
+from videomem.store.vectors import VectorIndex, embedder_identity
+from videomem.core import ProgressFactory
 from videomem.timeline import UNTIL_SLACK
 
 STAGE = "semantic"
@@ -264,7 +266,7 @@ class SemanticMemory:
         distinct = list({_text(f.triplet): f.id for f in segment.facts}.values())  # one fact per text
         recalled = history.recall(segment, distinct, RECALL_K, RECALL_SIMILARITY)
         chosen = {fact_id: history.distance(segment, fact_id) for fact_id in recalled}
-        time = TimeText(self.store)
+        time = TimeText(timeline_kind(self.store))
         facts = [EpisodicFact(f.triplet, 0, time.span(segment.t_start, segment.t_end)) for f in segment.facts]
         rows = list(segment.facts)
         for fact_id, distance in sorted(chosen.items(), key=lambda item: (item[1], item[0])):
@@ -414,7 +416,7 @@ class SemanticMemory:
             )
         }
         support = self._support(ids, until, video_id)
-        time = TimeText(self.store)
+        time = TimeText(timeline_kind(self.store))
         out = []
         for p in order:
             row = rows.get(int(graph.passage_ids[p]))

@@ -43,12 +43,16 @@ from PIL import Image
 from videomem.config import PipelineConfig, VisualSettings
 from videomem.errors import ConfigError, ModelError, StoreError
 from videomem.evidence import Evidence
-from videomem.memory.clips import TimeText, open_frame, visible_frames, visible_ids
+from videomem.store.clips import timeline_kind
+from videomem.timeline import TimeText
+from videomem.store.frames import open_frame
+from videomem.store.clips import visible_frames, visible_ids
 from videomem.models.base import VisualEmbedder
 from videomem.models.registry import ModelSet
-from videomem.pipeline.base import StageResult
+from videomem.core import StageResult
 from videomem.store import Store
-from videomem.store.vectors import ProgressFactory, VectorIndex, embedder_identity
+from videomem.store.vectors import VectorIndex, embedder_identity
+from videomem.core import ProgressFactory
 from videomem.timeline import parse_range
 from videomem.video.clips import plan_clips
 
@@ -325,7 +329,7 @@ class VisualMemory:
 
     def frames(self, t_start: float, t_end: float, until: float | None = None, video_id: str | None = None) -> list[Evidence]:
         """A time range's frames, one entry per video, in time order."""
-        time = TimeText(self.store)
+        time = TimeText(timeline_kind(self.store))
         by_video: dict[str, list] = {}
         for row in self.range_frames(t_start, t_end, until, video_id):
             by_video.setdefault(row["video_id"], []).append(row)

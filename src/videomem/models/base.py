@@ -28,6 +28,7 @@ import numpy as np
 from PIL.Image import Image
 from pydantic import BaseModel, Field
 
+from videomem.core import ClipView
 from videomem.evidence import Evidence
 
 
@@ -194,18 +195,6 @@ class VisualEmbedder(Protocol):
 
 
 # ---------------------------------------------------------------- task inputs and outputs
-
-
-@dataclass
-class ClipView:
-    """What a vision task sees of one clip: its sampled frames and the words spoken in it."""
-
-    video_id: str
-    t_start: float
-    t_end: float
-    frames: list[Image]
-    frame_times: list[float]
-    transcript: str = ""
 
 
 class CaptionOut(BaseModel):

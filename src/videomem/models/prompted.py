@@ -32,7 +32,6 @@ from videomem.models.base import (
     Batching,
     CaptionOut,
     ClipNotes,
-    ClipView,
     ConsolidationOut,
     EntitiesOut,
     EpisodicFact,
@@ -60,6 +59,7 @@ from videomem.models.base import (
     VisionLanguageModel,
     VLRequest,
 )
+from videomem.core import ClipView
 from videomem.models.oneline import one_line
 from videomem.models.templates import render
 from videomem.timeline import format_clock

@@ -10,36 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Protocol
 
 from tqdm import tqdm
 
 from videomem.config import PipelineConfig
+from videomem.core import ProgressFactory, StageResult, VideoSource, terminal_progress
 from videomem.models.registry import ModelSet
 from videomem.store import Store
-from videomem.store.vectors import ProgressFactory
-
-
-@dataclass(frozen=True)
-class VideoSource:
-    """One input video file and where it sits on the corpus timeline."""
-
-    path: Path
-    video_id: str
-    t_offset: float = 0.0
-    transcript: Path | None = None
-
-
-@dataclass
-class StageResult:
-    stage: str
-    done: int = 0
-    skipped: int = 0
-    failures: list[tuple[str, str]] = field(default_factory=list)
-    """(what failed — a file or unit —, one-line reason)."""
-    repaired: int = 0
-    """Derived files restored for work already done (frames deleted from the store)."""
 
 
 @dataclass
@@ -71,9 +49,7 @@ class StageContext:
         return self._models
 
     def progress(self, total: int, desc: str, unit: str = "clip") -> tqdm:
-        if self.bars is not None:
-            return self.bars(total, desc, unit=unit)
-        return tqdm(total=total, desc=desc, unit=unit, disable=not self.show_progress, dynamic_ncols=True, leave=True)
+        return (self.bars or terminal_progress(self.show_progress))(total, desc, unit=unit)
 
 
 class Stage(Protocol):

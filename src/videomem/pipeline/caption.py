@@ -1,18 +1,39 @@
 """`caption` stage: event memory, one caption per clip (see `videomem.memory.events`).
 
 When the run also builds the object memory, the clip's object records come from the same VLM
-request as its caption (`memory/vision_pass.py`): the frames are prefilled once for both, and
+request as its caption (`pipeline/vision_pass.py`): the frames are prefilled once for both, and
 the objects stage then only consolidates.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
+from videomem.config import PipelineConfig
+from videomem.core import ProgressFactory, StageResult, VideoSource
 from videomem.memory import events, objects
-from videomem.memory.vision_pass import Output, describe_pending
-from videomem.pipeline.base import StageContext, StageResult, VideoSource
+from videomem.models.registry import ModelSet
+from videomem.pipeline.base import StageContext
+from videomem.pipeline.vision_pass import Output, describe_pending
 from videomem.store import Store
+
+CAPTIONS = Output(events.STAGE, events.write_caption)
+"""What the vision pass fills for the event memory."""
+
+RECORDS = Output(objects.STAGE, objects.write_records)
+"""What the vision pass fills for the object memory."""
+
+
+def caption_videos(
+    store: Store, models: ModelSet, cfg: PipelineConfig, video_ids: Sequence[str], progress: ProgressFactory | None = None
+) -> StageResult:
+    """Caption every clip of these videos that has no caption yet, then refresh the index."""
+    result = describe_pending(
+        store, lambda: models.vision, video_ids, cfg.caption_batch_size, progress, caption=CAPTIONS
+    )[events.STAGE]
+    events.EventMemory(store, models).refresh(progress)
+    return result
 
 
 class CaptionStage:
@@ -27,8 +48,8 @@ class CaptionStage:
         """What the vision pass fills (`caption`, `objects` when the run builds the object memory)
         and the clips it leaves alone (`exclude`: captioned by import; objects read from text)."""
         return {
-            "caption": events.OUTPUT,
-            "objects": objects.OUTPUT if objects.STAGE in ctx.stages else None,
+            "caption": CAPTIONS,
+            "objects": RECORDS if objects.STAGE in ctx.stages else None,
             "exclude": frozenset(events.imported_captions(ctx.store, video_ids)),
         }
 

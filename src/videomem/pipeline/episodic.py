@@ -6,7 +6,8 @@ changed are rewritten."""
 from __future__ import annotations
 
 from videomem.memory import episodic
-from videomem.pipeline.base import StageContext, StageResult, VideoSource
+from videomem.pipeline.base import StageContext
+from videomem.core import StageResult, VideoSource
 from videomem.store import Store
 
 

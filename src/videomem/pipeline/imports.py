@@ -30,8 +30,9 @@ from pathlib import Path
 
 from videomem.errors import ModelError, VideomemError
 from videomem.memory import events
-from videomem.memory.clips import ClipRow, clips_of
-from videomem.pipeline.base import StageContext, StageResult, VideoSource
+from videomem.store.clips import ClipRow, clips_of
+from videomem.pipeline.base import StageContext
+from videomem.core import StageResult, VideoSource
 from videomem.store import Store
 from videomem.video.clips import ClipSpan
 from videomem.video.egolifecap import SOURCE, HourFile, Kind, hour_files, read_egolifecap

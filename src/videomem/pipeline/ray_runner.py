@@ -38,11 +38,12 @@ import numpy as np
 from videomem.config import RoleConfig
 from videomem.errors import ConfigError, ModelError, StoreError, VideoError
 from videomem.memory import visual
-from videomem.memory.clips import decode_frame, frame_bytes
-from videomem.memory.vision_pass import Output, ask, commit_clip, pending_clips, stopped_failures
+from videomem.store.frames import decode_frame, frame_bytes
+from videomem.pipeline.vision_pass import Output, ask, commit_clip, pending_clips, stopped_failures
 from videomem.models.base import Usage, UsageMeter
 from videomem.models.registry import ModelSet
-from videomem.pipeline.base import Stage, StageContext, StageResult
+from videomem.pipeline.base import Stage, StageContext
+from videomem.core import StageResult
 from videomem.pipeline.caption import CaptionStage
 from videomem.pipeline.sample import ClipJob, EncodedClip, SampledClip, SampleStage, encode_clips, save_frames
 from videomem.pipeline.visual import VisualStage

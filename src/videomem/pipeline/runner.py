@@ -17,16 +17,14 @@ from videomem.config import STAGE_ORDER, PipelineConfig
 from videomem.errors import ConfigError, VideomemError
 from videomem.models.base import Usage
 from videomem.models.registry import ModelSet
-from videomem.pipeline.base import Stage, StageContext, StageResult, VideoSource
+from videomem.pipeline.base import Stage, StageContext
+from videomem.core import StageResult, VideoSource
 from videomem.pipeline.ray_runner import RAY_STAGES, RayOptions, connect, ray_stage
 from videomem.pipeline.streaming import StreamedStages, streamed
-from videomem.store import Store
-from videomem.store.vectors import ProgressFactory
+from videomem.store import PIPELINE_META, Store
+from videomem.core import ProgressFactory
 from videomem.timeline import TimelineKind, egolife_start
 from videomem.video.probe import content_hash
-
-PIPELINE_META = "pipeline"
-"""`meta` key of the pipeline (validated, as JSON) the last ingest into a store ran with."""
 
 VIDEO_EXTENSIONS = {".mp4", ".mkv", ".avi", ".mov", ".webm", ".m4v", ".mpg", ".mpeg", ".ts", ".flv", ".wmv"}
 TRANSCRIPT_EXTENSIONS = (".srt", ".vtt", ".json")

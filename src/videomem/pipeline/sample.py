@@ -36,8 +36,9 @@ from PIL import Image
 
 from videomem.config import PipelineConfig
 from videomem.errors import VideoError, VideomemError
-from videomem.memory.clips import ClipRow
-from videomem.pipeline.base import StageContext, StageResult, VideoSource
+from videomem.store.clips import ClipRow
+from videomem.pipeline.base import StageContext
+from videomem.core import StageResult, VideoSource
 from videomem.store import Store
 from videomem.video.clips import ClipSpan, plan_clips
 from videomem.video.decode import FrameRequest, FrameSampler

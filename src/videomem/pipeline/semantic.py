@@ -5,7 +5,8 @@ corpus timeline consolidation runs across files, and only new or changed segment
 from __future__ import annotations
 
 from videomem.memory import semantic
-from videomem.pipeline.base import StageContext, StageResult, VideoSource
+from videomem.pipeline.base import StageContext
+from videomem.core import StageResult, VideoSource
 from videomem.store import Store
 
 

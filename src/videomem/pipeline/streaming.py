@@ -35,9 +35,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from videomem.errors import VideoError
-from videomem.memory.clips import ClipRow, clips_of
-from videomem.memory.vision_pass import VisionPass, start_pass
-from videomem.pipeline.base import Stage, StageContext, StageResult, VideoSource
+from videomem.store.clips import ClipRow, clips_of
+from videomem.pipeline.vision_pass import VisionPass, start_pass
+from videomem.pipeline.base import Stage, StageContext
+from videomem.core import StageResult, VideoSource
 from videomem.pipeline.caption import CaptionStage
 from videomem.pipeline.sample import ClipJob, SampledClip, SamplePlan, SampleStage
 from videomem.pipeline.transcribe import SpeechTrack, TranscribeStage

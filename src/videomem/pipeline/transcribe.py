@@ -33,7 +33,8 @@ from collections.abc import Iterator
 
 from videomem.errors import VideomemError
 from videomem.models.asr import SpeechRecognizer, speech_spans
-from videomem.pipeline.base import StageContext, StageResult, VideoSource
+from videomem.pipeline.base import StageContext
+from videomem.core import StageResult, VideoSource
 from videomem.store import Store
 from videomem.video.audio import AudioChunk, audio_chunks, has_audio
 from videomem.video.clips import ClipSpan

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from videomem.memory import visual
-from videomem.pipeline.base import StageContext, StageResult, VideoSource
+from videomem.pipeline.base import StageContext
+from videomem.core import StageResult, VideoSource
 from videomem.store import Store
 
 

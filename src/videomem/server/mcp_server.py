@@ -25,7 +25,8 @@ from videomem import __version__
 from videomem.agent.tools import Time, ToolCallError, Toolbox
 from videomem.config import AgentConfig, tool_names
 from videomem.errors import VideomemError
-from videomem.memory.registry import MEMORIES, tool_name
+from videomem.memory.registry import MEMORIES
+from videomem.config import tool_name
 from videomem.models.registry import ModelSet
 from videomem.server.auth import TokenGate
 from videomem.server.readers import AskRequest, Reader, Readers

@@ -24,7 +24,9 @@ from videomem.agent.answer import Answer
 from videomem.agent.react import Agent
 from videomem.agent.tools import Time
 from videomem.config import AgentConfig
-from videomem.memory.clips import TimeText, frames_between
+from videomem.store.clips import timeline_kind
+from videomem.timeline import TimeText
+from videomem.store.clips import frames_between
 from videomem.models.base import OPTION_LETTERS
 from videomem.models.registry import ModelSet
 from videomem.store import Store
@@ -129,6 +131,6 @@ class Readers:
         if held is not None:
             held[1].store.close()
         generation, store = self._generation, Store(self.store_dir, read_only=True)
-        reader = Reader(store, Agent(store, self.models, self.cfg), TimeText(store))
+        reader = Reader(store, Agent(store, self.models, self.cfg), TimeText(timeline_kind(store)))
         self._local.held = (generation, reader)
         return reader

@@ -229,6 +229,9 @@ MIGRATIONS: tuple[str, ...] = (
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
+PIPELINE_META = "pipeline"
+"""`meta` key of the pipeline (validated, as JSON) the last ingest into a store ran with."""
+
 
 class Store:
     """An open store directory: read-write (migrated to the current schema on open), or

@@ -37,9 +37,9 @@ from pathlib import Path
 from typing import Protocol
 
 import numpy as np
-from tqdm import tqdm
 
 from videomem.config import RoleConfig
+from videomem.core import ProgressFactory
 from videomem.errors import StoreError
 from videomem.store.db import Store
 
@@ -48,8 +48,6 @@ EMBED_CHUNK = 256
 
 Payload = str | bytes
 Rows = Callable[[], Iterable[tuple[int, Payload]]]
-ProgressFactory = Callable[..., tqdm]
-"""`StageContext.progress`: (total, description, unit=...) → a tqdm bar."""
 
 
 class Embedder(Protocol):

@@ -20,7 +20,7 @@ import cv2
 import numpy as np
 from PIL.Image import Image
 
-from videomem.models.base import ClipView
+from videomem.core import ClipView
 from videomem.models.offline.colours import (
     MIN_COLOUR_SHARE,
     PALETTE,

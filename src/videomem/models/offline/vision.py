@@ -17,13 +17,13 @@ from videomem.models.base import (
     AnswerOut,
     Batching,
     ClipNotes,
-    ClipView,
     LanguageTasks,
     ObjectRecord,
     Unusable,
     Usage,
     UsageMeter,
 )
+from videomem.core import ClipView
 from videomem.models.offline import require_no_options
 from videomem.models.offline.colours import place_name, position_phrase
 from videomem.models.offline.nlp import load_spacy

@@ -32,11 +32,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from videomem.errors import ModelError, StoreError
-from videomem.memory.clips import ClipRow, ClipSources, clip_sources, clips_of
-from videomem.models.base import Batching, ClipNotes, ClipView, Unusable, VisionTasks
-from videomem.pipeline.base import StageResult
+from videomem.store.frames import ClipSources, clip_sources
+from videomem.store.clips import ClipRow, clips_of
+from videomem.models.base import Batching, ClipNotes, Unusable, VisionTasks
+from videomem.core import ClipView
+from videomem.core import StageResult
 from videomem.store import Store
-from videomem.store.vectors import ProgressFactory
+from videomem.core import ProgressFactory
 
 Writer = Callable[[sqlite3.Connection, ClipRow, Any], None]
 """Writes one clip's output (a caption, or a list of object records) inside a transaction."""

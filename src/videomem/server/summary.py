@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from videomem.memory.clips import timeline_kind
+from videomem.store.clips import timeline_kind
 from videomem.memory.registry import MEMORIES, open_memory
 from videomem.models.registry import ModelSet
 from videomem.store import Store

@@ -1,0 +1,74 @@
+"""What every layer of videomem shares, so no layer has to import another to name it.
+
+This module imports nothing else from the package (the layers contract in pyproject.toml holds
+it at the bottom): the input a pipeline reads (`VideoSource`), what a build reports
+(`StageResult`), what a vision task sees of a clip (`ClipView`), how work shows its progress
+(`ProgressFactory`), the multiple-choice alphabet and the names of the memories.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from tqdm import tqdm
+
+if TYPE_CHECKING:
+    from PIL.Image import Image
+
+LETTERS = "ABCDEFGH"
+"""Option letters in order: 'A' is the first option. A multiple-choice question has 2 to
+`MAX_OPTIONS` options; every loader, model task and reply reader uses this one alphabet."""
+
+MAX_OPTIONS = len(LETTERS)
+
+MEMORY_NAMES = ("events", "objects", "episodic", "semantic", "visual")
+"""The memories videomem builds, in the order `info`, `search --help` and the agent's tools
+list them; memory/registry.py holds one entry per name."""
+
+ProgressFactory = Callable[..., tqdm]
+"""Makes a progress bar: `(total, desc, unit=...) -> tqdm`-like object."""
+
+
+def terminal_progress(show: bool = True) -> ProgressFactory:
+    """Progress bars on the terminal (hidden when `show` is false)."""
+
+    def bar(total: int, desc: str, unit: str = "clip") -> tqdm:
+        return tqdm(total=total, desc=desc, unit=unit, disable=not show, dynamic_ncols=True, leave=True)
+
+    return bar
+
+
+@dataclass(frozen=True)
+class VideoSource:
+    """One input video file and where it sits on the corpus timeline."""
+
+    path: Path
+    video_id: str
+    t_offset: float = 0.0
+    transcript: Path | None = None
+
+
+@dataclass
+class StageResult:
+    stage: str
+    done: int = 0
+    skipped: int = 0
+    failures: list[tuple[str, str]] = field(default_factory=list)
+    """(what failed — a file or unit —, one-line reason)."""
+    repaired: int = 0
+    """Derived files restored for work already done (frames deleted from the store)."""
+
+
+@dataclass
+class ClipView:
+    """What a vision task sees of one clip: its sampled frames and the words spoken in it."""
+
+    video_id: str
+    t_start: float
+    t_end: float
+    frames: list[Image]
+    frame_times: list[float]
+    transcript: str = ""
