@@ -8,7 +8,7 @@ CHROMEDRIVER := /usr/bin/chromedriver
 ESPEAK := /usr/bin/espeak-ng
 DEMO_DIR ?= demo-out
 
-.PHONY: demo test bench install clean
+.PHONY: demo test wheel-check bench install clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
@@ -44,6 +44,11 @@ test: $(STAMP) $(VTEST) $(CHROMEDRIVER) $(ESPEAK)
 	$(VENV)/bin/ruff check src tests benchmarks
 	$(VENV)/bin/lint-imports
 	$(PY) -m pytest -q
+
+# The wheel as a user installs it (non-editable, fresh venv reusing $(VENV)'s installed wheels,
+# no network): `videomem ingest` of a real sample video and `videomem ask` outside the checkout.
+wheel-check: $(STAMP)
+	VENV=$(VENV) .ci/wheel-check
 
 demo: $(STAMP)
 	$(PY) -m videomem.demo --out $(DEMO_DIR)

@@ -1,7 +1,7 @@
 """GPU ingest throughput: the clip stages' VLM work for N clips, against a roofline.
 
 A Qwen2.5-VL of a real shape (3B or 7B; `--tiny` on the CPU) is built with random weights
-(fixed seed, `videomem.models.random_weights`) and saved like a hub checkpoint, then loaded by
+(fixed seed, `tests/random_weights.py`) and saved like a hub checkpoint, then loaded by
 the `transformers` backend exactly as the shipped profile `models/hf-qwen2.5-vl-3b.yaml` says
 (its vlm role, only `model` pointed at the saved directory). Each clip is 2 frames of 640 × 360
 (seeded noise) and goes out as the request the caption stage sends when it builds both memories
@@ -39,14 +39,16 @@ import torch
 import yaml
 from PIL import Image
 
-from videomem.config import PROJECT_ROOT, RoleConfig
+from videomem.config import RoleConfig, default_path
 from videomem.models.base import UsageMeter, VLRequest
 from videomem.core import ClipView
 from videomem.models.hf_transformers import AUTO_MAX_BATCH, TransformersEngine
 from videomem.models.prompted import PromptedVision
-from videomem.models.random_weights import save_random_qwen2_5_vl
 
-PROFILE = PROJECT_ROOT / "models" / "hf-qwen2.5-vl-3b.yaml"
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # random checkpoints are test tooling
+from random_weights import save_random_qwen2_5_vl  # noqa: E402
+
+PROFILE = default_path("models", "hf-qwen2.5-vl-3b")
 CLIP_SECONDS = 10.0
 DATASHEETS = {  # bf16 dense FLOP/s, memory bytes/s
     "H100 SXM": (989e12, 3.35e12),

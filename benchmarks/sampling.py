@@ -38,8 +38,8 @@ from PIL import Image
 
 from videomem.cli import DEFAULT_WORKERS
 from videomem.config import load_pipeline
-from videomem.pipeline.base import StageContext
 from videomem.core import VideoSource
+from videomem.pipeline.base import StageContext
 from videomem.pipeline.sample import SampleStage
 from videomem.store import Store
 from videomem.video.probe import probe

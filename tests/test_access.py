@@ -17,7 +17,7 @@ import pytest
 from memory_stores import hand_store, offline_models
 
 from conftest import make_video
-from videomem.config import PROJECT_ROOT
+from videomem.config import default_path
 from videomem.errors import StoreError
 from videomem.memory.events import EventMemory
 from videomem.store import Store, db
@@ -169,7 +169,7 @@ def test_a_store_nobody_may_write_can_still_be_read(tmp_path: Path) -> None:
     info = cli("info", "--store", str(tmp_path / "s"))
     assert info.returncode == 0, info.stderr
     assert "clips: 4" in info.stdout and "memory events: captions 4" in info.stdout
-    rag = PROJECT_ROOT / "agents" / "caption-rag.yaml"
+    rag = default_path("agents", "caption-rag")
     asked = cli("ask", "Which train?", "--store", str(tmp_path / "s"), "--agent", str(rag), "--choices", "to Paris,to Rome")
     assert asked.returncode == 0, asked.stderr
     assert asked.stdout.startswith("Answer: A. to Paris") and "00:00:10-00:00:20" in asked.stdout

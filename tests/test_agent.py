@@ -12,7 +12,7 @@ from memory_stores import SINGLE_EVENT, captioned_store, late_question, offline_
 
 from videomem.agent.react import Agent
 from videomem.agent.tools import Memories, ToolCallError, Toolbox
-from videomem.config import PROJECT_ROOT, AgentConfig, load_agent
+from videomem.config import AgentConfig, default_path, load_agent
 from videomem.errors import MalformedOutputError, ModelError, VideomemError
 from videomem.evidence import Evidence
 from videomem.models.base import AgentState, AnswerOut, ToolCall, Usage
@@ -275,8 +275,8 @@ def test_the_same_option_twice_is_refused(events_store: Store) -> None:
 
 def test_caption_rag_retrieves_with_the_agents_first_query(events_store: Store) -> None:
     options = ["a bus", "a train to Paris"]
-    fair = Agent(events_store, _Models([]), load_agent(PROJECT_ROOT / "agents" / "caption-rag.yaml"))
-    plain = Agent(events_store, _Models([]), load_agent(PROJECT_ROOT / "agents" / "caption-rag-question.yaml"))
+    fair = Agent(events_store, _Models([]), load_agent(default_path("agents", "caption-rag")))
+    plain = Agent(events_store, _Models([]), load_agent(default_path("agents", "caption-rag-question")))
     react = Agent(events_store, offline_models(), load_agent())
     query = fair.ask("Which train?", options).trace[0]["arguments"]["query"]
     assert query == "Which train? a bus a train to Paris"
@@ -285,7 +285,7 @@ def test_caption_rag_retrieves_with_the_agents_first_query(events_store: Store) 
 
 
 def test_caption_rag_is_one_shot_over_events(events_store: Store) -> None:
-    cfg = load_agent(PROJECT_ROOT / "agents" / "caption-rag.yaml")
+    cfg = load_agent(default_path("agents", "caption-rag"))
     assert (cfg.kind, cfg.top_k) == ("caption_rag", 10)
     models = _Models([])
     answer = Agent(events_store, models, cfg).ask("Which train?", until=35)

@@ -5,13 +5,14 @@ from pathlib import Path
 import pytest
 
 from videomem.config import (
-    PROJECT_ROOT,
     AgentConfig,
     PipelineConfig,
+    default_path,
     load_agent,
     load_models,
     load_pipeline,
     load_yaml,
+    shipped_profiles,
 )
 from videomem.errors import ConfigError
 
@@ -24,13 +25,13 @@ def test_default_pipeline_matches_the_design() -> None:
 
 
 def test_egolife_pipeline_scales() -> None:
-    cfg = load_pipeline(PROJECT_ROOT / "pipelines" / "egolife.yaml")
+    cfg = load_pipeline(default_path("pipelines", "egolife"))
     assert cfg.episodic_scales == (30, 180, 600, 3600)
 
 
 @pytest.mark.parametrize("folder,model", [("pipelines", PipelineConfig), ("agents", AgentConfig)])
 def test_every_shipped_profile_validates(folder: str, model: type) -> None:
-    files = sorted((PROJECT_ROOT / folder).glob("*.yaml"))
+    files = [default_path(folder, name) for name in shipped_profiles(folder)]
     assert files, f"no profiles in {folder}/"
     for path in files:
         assert isinstance(load_yaml(path, model), model)

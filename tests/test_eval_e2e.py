@@ -21,7 +21,7 @@ from typer.testing import CliRunner
 
 from videomem.agent.react import Agent
 from videomem.cli import app
-from videomem.config import PROJECT_ROOT, load_agent
+from videomem.config import default_path, load_agent
 from videomem.eval.egolife import load_egolife
 from videomem.eval.scoring import per_category
 from videomem.store import Store
@@ -48,7 +48,7 @@ def _ingest(bench: Path, store: Path, fmt: str) -> None:
     else:
         _cli(
             "ingest", bench / "videos", "--store", store,
-            "--pipeline", PROJECT_ROOT / "pipelines" / "egolife.yaml", "--timeline", "egolife",
+            "--pipeline", default_path("pipelines", "egolife"), "--timeline", "egolife",
         )
 
 
@@ -119,7 +119,7 @@ def test_egolife_report_compares_with_caption_rag(egolife):
     runs = egolife / "runs"
     _cli(
         "eval", "egolife", "--questions", questions_file, "--store", egolife / "store", "--out", runs / "caption-rag",
-        "--agent", PROJECT_ROOT / "agents" / "caption-rag.yaml", "--limit", "4",
+        "--agent", default_path("agents", "caption-rag"), "--limit", "4",
     )
     # Rerunning a finished run only rewrites its report, now with the baseline beside it.
     _cli("eval", "egolife", "--questions", questions_file, "--store", egolife / "store", "--out", runs / "telemem")
@@ -194,7 +194,7 @@ def _memories(trace: list[dict]) -> list[str]:
 def test_worldmm_answers_colour_through_visual_and_habit_through_semantic_memory(egolife):
     records = json.loads(_issue10_questions(egolife).read_text())
     with Store(egolife / "store") as store:
-        agent = Agent(store, offline_models(), load_agent(PROJECT_ROOT / "agents" / "worldmm.yaml"))
+        agent = Agent(store, offline_models(), load_agent(default_path("agents", "worldmm")))
         colour = agent.ask(records[0]["question"], ISSUE10_COLOURS, until=2 * DAY - 60)
         habit = agent.ask(records[1]["question"], [records[1][f"choice_{c}"] for c in "abcd"], until=2 * DAY - 60)
 
@@ -211,7 +211,7 @@ def test_worldmm_answers_colour_through_visual_and_habit_through_semantic_memory
 def test_eval_compares_worldmm_telemem_and_caption_rag_side_by_side(egolife):
     questions = _issue10_questions(egolife)
     out = egolife / "runs" / "side-by-side"
-    agents = [PROJECT_ROOT / "agents" / f"{name}.yaml" for name in ("worldmm", "telemem", "caption-rag")]
+    agents = [default_path("agents", name) for name in ("worldmm", "telemem", "caption-rag")]
     printed = _cli("eval", "egolife", "--questions", questions, "--store", egolife / "store", "--out", out,
                    *(arg for path in agents for arg in ("--agent", path)))
     assert f"comparison: {out / 'compare.md'}" in printed

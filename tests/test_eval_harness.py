@@ -11,7 +11,7 @@ import pytest
 
 import videomem.agent.react as react
 from videomem.agent.answer import Answer
-from videomem.config import PROJECT_ROOT
+from videomem.config import default_path
 from videomem.errors import MalformedOutputError, ModelError, VideomemError
 from videomem.eval.harness import run_eval
 from videomem.evidence import Evidence
@@ -140,7 +140,7 @@ def test_a_resume_on_another_footing_is_refused_with_what_differs(bench, tmp_pat
     assert fingerprint["store"]["rows"]["videos"] == 1 and fingerprint["agent"]["name"] == "telemem"
 
     slower = tmp_path / "offline-30s.yaml"  # the same models, one value changed
-    slower.write_text((PROJECT_ROOT / "models" / "offline.yaml").read_text() + "question_deadline_s: 30\n")
+    slower.write_text((default_path("models", "offline")).read_text() + "question_deadline_s: 30\n")
     with pytest.raises(VideomemError, match=r"another footing \(models: question_deadline_s 600.0 → 30.0\); use another"):
         run_eval("lvbench", questions, store, runs / "r", models_path=slower, show_progress=False)
 

@@ -13,7 +13,6 @@ import faiss
 import pytest
 from kill_stage import HashEmbedder
 
-from videomem.config import PROJECT_ROOT
 from videomem.store import Store
 from videomem.store import vectors
 
@@ -22,6 +21,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     tomllib = pytest.importorskip("tomli")
 
+REPO = Path(__file__).resolve().parents[1]
 TEXTS = ["a red kettle on the stove", "a man repairs a bicycle", "two people cook pasta", "a dog sleeps"]
 
 
@@ -67,7 +67,7 @@ def test_unscoped_search_runs_on_the_gpu_copy_and_scoped_search_on_the_cpu(
 
 
 def test_packaging_never_installs_two_faiss_builds() -> None:
-    project = tomllib.loads((PROJECT_ROOT / "pyproject.toml").read_text())["project"]
+    project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
 
     def faiss_builds(requirements: list[str]) -> set[str]:
         return {m.group(0) for r in requirements if (m := re.match(r"faiss-[a-z0-9-]+", r))}
@@ -76,6 +76,6 @@ def test_packaging_never_installs_two_faiss_builds() -> None:
     extras = {name: faiss_builds(reqs) for name, reqs in project["optional-dependencies"].items()}
     assert extras["cpu"] == {"faiss-cpu"} and extras["gpu"] <= {"faiss-gpu-cu12", "faiss-gpu-cu11"} and extras["gpu"]
     assert all(len(builds) <= 1 for builds in extras.values())
-    makefile = (PROJECT_ROOT / "Makefile").read_text()
+    makefile = (REPO / "Makefile").read_text()
     installs = re.findall(r"pip install .*'\.\[([a-z,]+)\]'", makefile)
     assert installs and all("cpu" in extras_.split(",") and "gpu" not in extras_.split(",") for extras_ in installs)

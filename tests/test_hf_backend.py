@@ -128,7 +128,7 @@ def test_a_missing_model_is_a_model_error(tmp_path: Path) -> None:
 
 @pytest.fixture(scope="module")
 def tiny_qwen2_5(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from videomem.models.random_weights import save_random_qwen2_5_vl
+    from random_weights import save_random_qwen2_5_vl
 
     return save_random_qwen2_5_vl(tmp_path_factory.mktemp("tiny-qwen2.5-vl"))
 
@@ -182,7 +182,7 @@ def test_auto_batch_size_fits_the_memory_measured_for_the_3b_shape(monkeypatch: 
     from types import SimpleNamespace
 
     from videomem.models.hf_transformers import AUTO_MAX_BATCH, AUTO_MEMORY_SHARE, auto_batch_size
-    from videomem.models.random_weights import SHAPES
+    from random_weights import SHAPES
 
     text = SHAPES["3b"]["text"]
     model = SimpleNamespace(

@@ -1,4 +1,4 @@
-"""Every shipped models/*.yaml profile validates, and names what its backends need."""
+"""Every shipped models profile validates, and names what its backends need."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from videomem.config import PROJECT_ROOT, load_models
+from videomem.config import default_path, load_models, shipped_profiles
 
-PROFILES = sorted((PROJECT_ROOT / "models").glob("*.yaml"))
+PROFILES = [Path(str(default_path("models", name))) for name in shipped_profiles("models")]
 
 
 def test_the_expected_profiles_ship() -> None:

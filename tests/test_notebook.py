@@ -9,9 +9,8 @@ from pathlib import Path
 import pytest
 
 import videomem
-from videomem.config import PROJECT_ROOT
 
-NOTEBOOK = PROJECT_ROOT / "notebooks" / "quickstart.ipynb"
+NOTEBOOK = Path(__file__).resolve().parents[1] / "notebooks" / "quickstart.ipynb"
 
 
 @pytest.mark.slow

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from memory_stores import CountingEmbedder, offline_models
+from videomem.core import MAX_OPTIONS
 from videomem.errors import ModelError
 from videomem.evidence import Evidence
 from videomem.models.base import AgentState, EpisodicFact, KnownTriplet, NewTriplet, ObjectRecord, StepRecord, ToolCall, Triplet
@@ -285,8 +286,8 @@ def test_free_form_embeds_only_sentences_that_could_still_win(models: ModelSet) 
 
 
 def test_too_many_options_is_an_error(language: OfflineLanguage) -> None:
-    with pytest.raises(ModelError, match="at most 5"):
-        language.answer("Which?", list("abcdef"), [])
+    with pytest.raises(ModelError, match=f"at most {MAX_OPTIONS}"):
+        language.answer("Which?", list("abcdefghi")[: MAX_OPTIONS + 1], [])
 
 
 def test_usage_counts_words(models: ModelSet, language: OfflineLanguage) -> None:

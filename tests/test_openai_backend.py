@@ -368,9 +368,9 @@ def test_a_stage_keeps_concurrency_requests_in_flight_across_its_batches(server:
     from memory_stores import hand_store
 
     from videomem.config import PipelineConfig
+    from videomem.core import VideoSource
     from videomem.models.prompted import PromptedVision
     from videomem.pipeline.base import StageContext
-    from videomem.core import VideoSource
     from videomem.pipeline.caption import CaptionStage
 
     server.script = [Reply(body=completion(), delay=0.3) for _ in range(8)]

@@ -21,7 +21,7 @@ from live_server import ClockMemory, copy_store, live, sse
 from memory_stores import late_question, offline_models, scripted_store
 
 from videomem.agent.react import Agent
-from videomem.config import PROJECT_ROOT, load_agent
+from videomem.config import default_path, load_agent
 from videomem.errors import StoreError
 from videomem.evidence import Evidence
 from videomem.memory.events import EventMemory
@@ -370,7 +370,7 @@ def test_twenty_concurrent_questions_complete_correctly_while_an_ingest_runs(tmp
 def test_videomem_serve_binds_locally_and_takes_the_token_from_the_environment(scripted) -> None:
     store_dir, _ = scripted
     command = [sys.executable, "-m", "videomem.cli", "serve", "--store", str(store_dir), "--port", "0",
-               "--agent", str(PROJECT_ROOT / "agents" / "caption-rag.yaml")]
+               "--agent", str(default_path("agents", "caption-rag"))]
     server = subprocess.Popen(command, env={**os.environ, "VIDEOMEM_TOKEN": "s3cret"}, stderr=subprocess.PIPE, text=True)
     try:
         for line in server.stderr:

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from kill_stage import PIPELINE, ScriptedModels, ScriptedVision, contents, run_stages
 
+from videomem.core import ClipView
 from videomem.errors import ModelError
 from videomem.models.base import ClipNotes, Unusable
-from videomem.core import ClipView
 from videomem.pipeline.base import StageContext
 from videomem.pipeline.caption import CaptionStage
 from videomem.pipeline.runner import discover_sources, ingest

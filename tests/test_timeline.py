@@ -12,6 +12,7 @@ from videomem.timeline import (
     format_egolife,
     parse_range,
     parse_time,
+    ranges_in,
 )
 
 
@@ -80,3 +81,18 @@ def test_parse_range(text: str, span: tuple[float, float] | None) -> None:
 def test_parse_range_rejects_a_backwards_range() -> None:
     with pytest.raises(TimeFormatError, match="ends before it starts"):
         parse_range("00:12:00 - 00:10:00")
+
+
+def test_ranges_inside_a_text_are_read_as_parse_range_reads_them() -> None:
+    text = "seen DAY2 11:00:00 - 11:02:00, then 600s - 720s, then 00:12:00 - 00:10:00"
+    assert list(ranges_in(text)) == [(DAY + 39600.0, DAY + 39720.0), (600.0, 720.0), (720.0, 600.0)]
+    assert parse_range("DAY2 11:00:00 - 11:02:00") == next(ranges_in(text))
+
+
+def test_the_offline_models_read_ranges_with_the_timeline() -> None:
+    from videomem.models.offline.planner import first_range
+    from videomem.models.offline.scoring import _option_range
+
+    assert first_range("nothing, then 00:12:00 - 00:10:00, then DAY2 11:00:00 - 11:02:00") == (DAY + 39600.0, DAY + 39720.0)
+    assert _option_range("DAY2 11:00 - 11:30") == parse_range("DAY2 11:00 - 11:30")
+    assert _option_range("2-3") is None  # a count, not seconds

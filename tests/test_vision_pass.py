@@ -13,10 +13,10 @@ from kill_stage import ScriptedModels
 from memory_stores import hand_store
 
 from videomem.config import PipelineConfig, RoleConfig
+from videomem.core import VideoSource
 from videomem.models.base import Generation, LMRequest, Usage, VLRequest
 from videomem.models.prompted import PromptedVision
 from videomem.pipeline.base import StageContext
-from videomem.core import VideoSource
 from videomem.pipeline.caption import CaptionStage
 from videomem.pipeline.objects import ObjectsStage
 from videomem.store import Store

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from PIL import Image
 
-from videomem.config import PROJECT_ROOT, RoleConfig, load_models
+from videomem.config import RoleConfig, default_path, load_models
 from videomem.errors import ModelError
 from videomem.models.base import CaptionOut, LMRequest, UsageMeter, VLRequest
 from videomem.models.vllm_engine import VLLMEngine, _json_constraint, chat_messages, engine_args, sampling_kwargs
@@ -36,7 +36,7 @@ def test_sampling_uses_request_tokens_or_the_profile_default() -> None:
 
 
 def test_engine_args_merge_profile_options_over_defaults() -> None:
-    profile = load_models(PROJECT_ROOT / "models" / "vllm-inprocess-qwen3-vl-8b.yaml")
+    profile = load_models(default_path("models", "vllm-inprocess-qwen3-vl-8b"))
     args = engine_args(profile.vlm)
     assert args["model"] == "Qwen/Qwen3-VL-8B-Instruct" and args["dtype"] == "bfloat16"
     assert args["gpu_memory_utilization"] == 0.85 and args["limit_mm_per_prompt"] == {"image": 16}
@@ -143,10 +143,10 @@ def test_a_stage_hands_its_pending_clips_to_the_engine_together(monkeypatch: pyt
     from memory_stores import hand_store
 
     from videomem.config import PipelineConfig
+    from videomem.core import VideoSource
     from videomem.models import vllm_engine
     from videomem.models.prompted import PromptedVision
     from videomem.pipeline.base import StageContext
-    from videomem.core import VideoSource
     from videomem.pipeline.caption import CaptionStage
 
     _fake_vllm(monkeypatch, StructuredOutputsParams=_Params)

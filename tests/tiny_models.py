@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from videomem.models.random_weights import CHAT_TEMPLATE, SPECIAL_TOKENS, train_tokenizer
+from random_weights import CHAT_TEMPLATE, SPECIAL_TOKENS, train_tokenizer
 
 TINY_CLIP_ARCH = "videomem-tiny-clip"
 TINY_CLIP = {

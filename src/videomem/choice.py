@@ -25,8 +25,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-LETTERS = "ABCDEFGH"
-"""Option letters in order: 'A' is the first option. Datasets use at most eight."""
+from videomem.core import LETTERS
 
 _TAGGED = re.compile(r"<answer>(.*?)</answer>", re.IGNORECASE | re.DOTALL)
 _LABEL = re.compile(r"^\s*\(?([A-Ha-h])[).:]\s+")
@@ -106,3 +105,11 @@ def _echoed_option(text: str, choices: Sequence[str]) -> str | None:
             held[LETTERS[i]] = option
     longest = [k for k, v in held.items() if not any(v != w and v in w for w in held.values())]
     return longest[0] if len(longest) == 1 else None
+
+
+def resolve_choice(letter: str | None, text: str | None, choices: Sequence[str]) -> str | None:
+    """The option a reply chose: its structured `letter` when that names one of `choices`, else
+    what its text says (`read_choice`)."""
+    if letter and letter in LETTERS[: len(choices)]:
+        return letter
+    return read_choice(text, choices)

@@ -15,6 +15,7 @@ import typer
 from rich.console import Console
 
 from videomem.config import STAGE_ORDER, load_pipeline
+from videomem.core import tune_process
 from videomem.errors import VideomemError
 from videomem.timeline import format_clock
 
@@ -34,7 +35,7 @@ err = Console(stderr=True, soft_wrap=True)  # an error is one line, however narr
 StoreOpt = Annotated[Path, typer.Option("--store", "-s", help="Store directory (one per corpus).")]
 ModelsOpt = Annotated[
     Optional[Path],
-    typer.Option("--models", help="Models profile (models/*.yaml). Default: models/offline.yaml, CPU, no network."),
+    typer.Option("--models", help="Models profile: a YAML file or a shipped name (`videomem profiles`). Default: offline (CPU, no network)."),
 ]
 
 
@@ -52,7 +53,7 @@ def ingest(
     paths: Annotated[list[Path], typer.Argument(help="Video files or directories (searched recursively).")],
     store: StoreOpt,
     pipeline: Annotated[
-        Optional[Path], typer.Option("--pipeline", help="Pipeline profile. Default: pipelines/default.yaml.")
+        Optional[Path], typer.Option("--pipeline", help="Pipeline profile: a YAML file or a shipped name. Default: default.")
     ] = None,
     models: ModelsOpt = None,
     timeline: Annotated[
@@ -137,8 +138,8 @@ def _print_failures(failures: list[tuple[str, str]]) -> None:
 def info(store: StoreOpt, models: ModelsOpt = None) -> None:
     """Summarise a store: videos, clips, hours of video, stages done, and each memory's size."""
     from videomem.models.registry import ModelSet
-    from videomem.store import Store
     from videomem.server.summary import summarize
+    from videomem.store import Store
 
     with Store(store, read_only=True) as db:
         summary = summarize(db, ModelSet.from_file(models))  # roles load lazily: counting rows loads no model
@@ -169,7 +170,7 @@ def info(store: StoreOpt, models: ModelsOpt = None) -> None:
 
 
 AgentOpt = Annotated[
-    Optional[Path], typer.Option("--agent", help="Agent profile (agents/*.yaml). Default: agents/telemem.yaml.")
+    Optional[Path], typer.Option("--agent", help="Agent profile: a YAML file or a shipped name (`videomem profiles`). Default: telemem.")
 ]
 UntilOpt = Annotated[
     Optional[str],
@@ -196,11 +197,10 @@ def ask(
 
     from videomem.agent.react import Agent
     from videomem.config import load_agent
-    from videomem.store.clips import timeline_kind
-    from videomem.timeline import TimeText
     from videomem.models.registry import ModelSet
     from videomem.store import Store
-    from videomem.timeline import parse_time
+    from videomem.store.clips import timeline_kind
+    from videomem.timeline import TimeText, parse_time
 
     options = [c.strip() for c in choices.split(",") if c.strip()] if choices is not None else None
     cutoff = parse_time(until) if until is not None else None
@@ -224,11 +224,10 @@ def chat(
     """Ask questions one per line (stdin) until end of input or 'exit'."""
     from videomem.agent.react import Agent
     from videomem.config import load_agent
-    from videomem.store.clips import timeline_kind
-    from videomem.timeline import TimeText
     from videomem.models.registry import ModelSet
     from videomem.store import Store
-    from videomem.timeline import parse_time
+    from videomem.store.clips import timeline_kind
+    from videomem.timeline import TimeText, parse_time
 
     cutoff = parse_time(until) if until is not None else None
     cfg = load_agent(agent)
@@ -272,12 +271,11 @@ def search(
     """Search one memory directly and print what it returns (what the agent's tool would see)."""
     import json
 
-    from videomem.timeline import TimeText
-    from videomem.store.clips import require_video, timeline_kind
     from videomem.memory.registry import open_memory
     from videomem.models.registry import ModelSet
     from videomem.store import Store
-    from videomem.timeline import parse_time
+    from videomem.store.clips import require_video, timeline_kind
+    from videomem.timeline import TimeText, parse_time
 
     cutoff = parse_time(until) if until is not None else None
     with Store(store, read_only=True) as db:
@@ -395,7 +393,7 @@ def eval_(
         Optional[list[Path]],
         typer.Option(
             "--agent",
-            help="Agent profile. Default: agents/telemem.yaml; baseline: agents/caption-rag.yaml. Give several to "
+            help="Agent profile (file or shipped name). Default: telemem; baseline: caption-rag. Give several to "
             "compare them side by side (each runs into OUT/<agent name>, compare.md in OUT).",
         ),
     ] = None,
@@ -491,7 +489,21 @@ def mcp(
         serve_stdio(store, ModelSet.from_file(models), load_agent(agent))
 
 
+@app.command()
+def profiles() -> None:
+    """List the profiles that ship with videomem, by kind: pass a name to --pipeline, --models or
+    --agent, or copy the file it names and pass your own."""
+    from videomem.config import DEFAULT_PROFILES, default_path, shipped_profiles
+
+    for kind in ("pipelines", "models", "agents"):
+        typer.echo(f"{kind}:")
+        for name in shipped_profiles(kind):
+            default = " (default)" if name == DEFAULT_PROFILES[kind] else ""
+            typer.echo(f"  {name}{default}  {default_path(kind, name)}")
+
+
 def main() -> None:
+    tune_process()
     try:
         app()
     except VideomemError as exc:

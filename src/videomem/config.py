@@ -1,14 +1,16 @@
 """The user's three knobs, as pydantic models: pipeline × models × agent.
 
-Code reads `pipelines/*.yaml`, `models/*.yaml` and `agents/*.yaml` only through this module, so
+Code reads profiles (the shipped ones in the package's `profiles/pipelines`, `profiles/models`
+and `profiles/agents`, or a YAML file the user names) only through this module, so
 a bad value is caught once, at load time, with one line naming the file, the key and what is
 allowed, instead of surfacing as a KeyError deep inside a stage.
 """
 
 from __future__ import annotations
 
+from importlib import resources
 from pathlib import Path
-from typing import Annotated, Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
@@ -16,8 +18,13 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from videomem.core import MEMORY_NAMES
 from videomem.errors import ConfigError
 
-PROJECT_ROOT = Path(__file__).resolve().parents[2]
-"""Checkout root; the default profiles live in its pipelines/, models/ and agents/ folders."""
+if TYPE_CHECKING:
+    from importlib.resources.abc import Traversable
+
+ProfileKind = Literal["pipelines", "models", "agents"]
+
+DEFAULT_PROFILES: dict[str, str] = {"pipelines": "default", "models": "offline", "agents": "telemem"}
+"""The shipped profile each kind loads when none is given."""
 
 STAGE_ORDER = ("sample", "transcribe", "caption", "objects", "episodic", "semantic", "visual")
 """Stages that exist, in the order `ingest` runs them. A pipeline lists a subset."""
@@ -262,9 +269,9 @@ def _format_error(path: Path, err: ValidationError) -> str:
     return f"{path}: {key}: {message}{shown}{more}"
 
 
-def load_yaml(path: str | Path, model: type[Config]) -> Config:
+def load_yaml(path: str | Path | Traversable, model: type[Config]) -> Config:
     """Load and validate one profile; any problem is a one-line ConfigError."""
-    path = Path(path)
+    path = Path(path) if isinstance(path, str) else path
     if not path.is_file():
         raise ConfigError(f"{path}: no such file")
     try:
@@ -281,17 +288,47 @@ def load_yaml(path: str | Path, model: type[Config]) -> Config:
         raise ConfigError(_format_error(path, err)) from None
 
 
-def default_path(kind: Literal["pipelines", "models", "agents"], name: str) -> Path:
-    return PROJECT_ROOT / kind / f"{name}.yaml"
+def _shipped_folder(kind: ProfileKind) -> Traversable:
+    return resources.files("videomem") / "profiles" / kind
 
 
-def load_pipeline(path: str | Path | None = None) -> PipelineConfig:
-    return load_yaml(path or default_path("pipelines", "default"), PipelineConfig)
+def shipped_profiles(kind: ProfileKind) -> list[str]:
+    """Names of the profiles of this kind that ship with the package (`videomem profiles`)."""
+    return sorted(f.name.removesuffix(".yaml") for f in _shipped_folder(kind).iterdir() if f.name.endswith(".yaml"))
 
 
-def load_models(path: str | Path | None = None) -> ModelsConfig:
-    return load_yaml(path or default_path("models", "offline"), ModelsConfig)
+def default_path(kind: ProfileKind, name: str) -> Traversable:
+    """The shipped profile `name` of this kind (package data, read through importlib.resources)."""
+    if name not in shipped_profiles(kind):
+        raise ConfigError(f"no shipped {kind} profile {name!r}; shipped: {', '.join(shipped_profiles(kind))}")
+    return _shipped_folder(kind) / f"{name}.yaml"
 
 
-def load_agent(path: str | Path | None = None) -> AgentConfig:
-    return load_yaml(path or default_path("agents", "telemem"), AgentConfig)
+def profile_path(kind: ProfileKind, given: str | Path | Traversable | None) -> Path | Traversable:
+    """Where the profile to load is: a file given on the command line wins; otherwise a name
+    (`worldmm`) or the profile's path inside the package's profiles (`agents/worldmm.yaml`)
+    is a shipped profile; nothing given is the kind's default."""
+    if given is None:
+        return default_path(kind, DEFAULT_PROFILES[kind])
+    if not isinstance(given, (str, Path)):
+        return given
+    path = Path(given)
+    if path.is_file():
+        return path
+    if len(path.parts) == 1 and not path.suffix:
+        return default_path(kind, path.name)
+    if path.parts == (kind, path.name) and path.suffix == ".yaml" and path.stem in shipped_profiles(kind):
+        return default_path(kind, path.stem)
+    return path
+
+
+def load_pipeline(path: str | Path | Traversable | None = None) -> PipelineConfig:
+    return load_yaml(profile_path("pipelines", path), PipelineConfig)
+
+
+def load_models(path: str | Path | Traversable | None = None) -> ModelsConfig:
+    return load_yaml(profile_path("models", path), ModelsConfig)
+
+
+def load_agent(path: str | Path | Traversable | None = None) -> AgentConfig:
+    return load_yaml(profile_path("agents", path), AgentConfig)

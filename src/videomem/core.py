@@ -8,25 +8,46 @@ it at the bottom): the input a pipeline reads (`VideoSource`), what a build repo
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal, get_args
 
 from tqdm import tqdm
 
 if TYPE_CHECKING:
     from PIL.Image import Image
 
-LETTERS = "ABCDEFGH"
+OptionLetter = Literal["A", "B", "C", "D", "E", "F", "G", "H"]
+"""The letter of a multiple-choice option, as a structured answer names it."""
+
+LETTERS = "".join(get_args(OptionLetter))
 """Option letters in order: 'A' is the first option. A multiple-choice question has 2 to
-`MAX_OPTIONS` options; every loader, model task and reply reader uses this one alphabet."""
+`MAX_OPTIONS` options (datasets use at most eight); every loader, model task and reply reader
+uses this one alphabet."""
 
 MAX_OPTIONS = len(LETTERS)
 
 MEMORY_NAMES = ("events", "objects", "episodic", "semantic", "visual")
 """The memories videomem builds, in the order `info`, `search --help` and the agent's tools
 list them; memory/registry.py holds one entry per name."""
+
+def tune_process() -> None:
+    """Process-wide settings for torch's CPU kernels, unless the user chose otherwise. The entry
+    points (`videomem`, `python -m videomem.demo`) call it before torch loads; a library user's
+    process is left as it is.
+
+    OpenMP threads wait by sleeping, not spinning: a spinning worker holds a core while it
+    waits, and on a machine whose cores are busy each parallel region then waits for workers
+    the kernel has descheduled (MiniLM embedding one query took 716 ms instead of 48 ms at load
+    5 on two cores, `benchmarks/omp_wait.py`). oneDNN keeps no compiled-primitive cache: text
+    batches come in many shapes, and its cache of up to 1,024 primitives grew with the texts
+    embedded (+630 MB peak RSS over 3,840 captions on CPU at the same speed; docs/scale.md).
+    """
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+    os.environ.setdefault("ONEDNN_PRIMITIVE_CACHE_CAPACITY", "0")
+
 
 ProgressFactory = Callable[..., tqdm]
 """Makes a progress bar: `(total, desc, unit=...) -> tqdm`-like object."""

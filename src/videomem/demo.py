@@ -20,6 +20,7 @@ import typer
 from videomem.agent.answer import Answer
 from videomem.agent.react import Agent
 from videomem.config import load_agent, load_pipeline
+from videomem.core import tune_process
 from videomem.errors import VideomemError
 from videomem.eval.questions import Question
 from videomem.eval.lvbench import load_lvbench
@@ -100,6 +101,7 @@ def demo(
 
 
 def main() -> None:
+    tune_process()
     app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
     app.command()(demo)
     try:

@@ -9,6 +9,7 @@ only at the edges: "DAY1 11:09:42", "HH:MM:SS", "MM:SS", EgoLife "HHMMSSFF".
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Literal
 
@@ -26,6 +27,8 @@ _DAY_CLOCK = re.compile(r"^DAY ?(\d+)[ _T]+(.+)$", re.IGNORECASE)
 _CLOCK = re.compile(r"^(?:(\d+):)?(\d{1,2}):(\d{1,2}(?:\.\d+)?)$")
 _HHMMSSFF = re.compile(r"^(\d{2})(\d{2})(\d{2})(\d{2})$")
 _RANGE = re.compile(r"^(.+?)\s*(?:-|–|—|\s+to\s+)\s*(.+)$", re.IGNORECASE)
+_TIME_IN_TEXT = r"(?:DAY\d+[ _])?\d+(?::\d{1,2}){0,2}(?:\.\d+)?"
+_RANGE_IN_TEXT = re.compile(rf"({_TIME_IN_TEXT})\s*s?\s*(?:-|–|—|to)\s*({_TIME_IN_TEXT})", re.IGNORECASE)
 
 
 def egolife_code_to_seconds(code: str, day: int = 1) -> float:
@@ -90,19 +93,33 @@ def parse_range(text: str) -> tuple[float, float] | None:
     is an error, not a text.
     """
     match = _RANGE.match(text.strip())
-    if not match:
-        return None
-    first, second = match.group(1).strip(), match.group(2).strip()
+    span = _span(match.group(1).strip(), match.group(2).strip()) if match else None
+    if span is not None and span[1] < span[0]:
+        raise TimeFormatError(f"{text.strip()!r}: the range ends before it starts")
+    return span
+
+
+def ranges_in(text: str) -> Iterator[tuple[float, float]]:
+    """Every time range written inside a longer text (a tool's observation), in order, as
+    (start, end) corpus seconds: two times joined as `parse_range` joins them, where a count of
+    seconds may carry an "s" ("600s - 720s"). Unlike `parse_range`, a backwards pair is passed
+    on for the caller to judge, not raised."""
+    for match in _RANGE_IN_TEXT.finditer(text):
+        span = _span(match.group(1), match.group(2))
+        if span is not None:
+            yield span
+
+
+def _span(first: str, second: str) -> tuple[float, float] | None:
+    """Two written times → seconds, or None when either is not a time. An end without a day is
+    on the start's day ("DAY2 11:00:00 - 11:02:00")."""
     day = _DAY_CLOCK.match(first)
     if day and not _DAY_CLOCK.match(second):
         second = f"DAY{day.group(1)} {second}"
     try:
-        start, end = parse_time(first), parse_time(second)
+        return parse_time(first), parse_time(second)
     except TimeFormatError:
         return None
-    if end < start:
-        raise TimeFormatError(f"{text.strip()!r}: the range ends before it starts")
-    return start, end
 
 
 def format_clock(seconds: float) -> str:

@@ -17,7 +17,7 @@ EXCERPT = 120
 class Answer:
     text: str
     choice: str | None
-    """Option letter (A-E) for a multiple-choice question; None when open or unresolved."""
+    """Option letter (A-H, `core.LETTERS`) for a multiple-choice question; None when open or unresolved."""
     evidence: list[Evidence]
     trace: list[dict[str, Any]] = field(default_factory=list)
     """One entry per step: step, thought, tool, arguments, observation, evidence, tokens, seconds."""

@@ -36,7 +36,8 @@ from typing import Any
 
 from videomem.agent.answer import Answer
 from videomem.agent.tools import FINISH, Memories, ToolCallError, Toolbox
-from videomem.choice import read_choice, search_text
+from videomem.choice import resolve_choice, search_text
+from videomem.core import LETTERS, MAX_OPTIONS
 from videomem.config import AgentConfig
 from videomem.errors import MalformedOutputError, ModelError, VideomemError
 from videomem.evidence import Evidence
@@ -44,7 +45,6 @@ from videomem.store.clips import require_video
 from videomem.memory.registry import MEMORIES
 from videomem.config import tool_name
 from videomem.models.base import (
-    OPTION_LETTERS,
     AgentState,
     AnswerOut,
     RetrievalState,
@@ -105,8 +105,8 @@ class Agent:
         `on_step` sees each step of the trace as it happens."""
         if not question.strip():
             raise VideomemError("the question is empty")
-        if choices is not None and not 2 <= len(choices) <= len(OPTION_LETTERS):
-            raise VideomemError(f"choices: give 2 to {len(OPTION_LETTERS)} options, got {len(choices)}")
+        if choices is not None and not 2 <= len(choices) <= MAX_OPTIONS:
+            raise VideomemError(f"choices: give 2 to {MAX_OPTIONS} options, got {len(choices)}")
         twice = [c for n, c in enumerate(choices or []) if c.strip().casefold() in {d.strip().casefold() for d in choices[:n]}]
         if twice:
             raise VideomemError(f"choices: {twice[0]!r} is given twice; each option must differ")
@@ -314,8 +314,7 @@ def _resolve(out: AnswerOut, choices: list[str] | None) -> tuple[str, str | None
     text = out.answer.strip()
     if not choices:
         return text, None
-    letters = OPTION_LETTERS[: len(choices)]
-    letter = out.choice if out.choice and out.choice in letters else read_choice(text, choices)
+    letter = resolve_choice(out.choice, text, choices)
     if letter is None:
         return text, None
-    return f"{letter}. {choices[letters.index(letter)]}", letter
+    return f"{letter}. {choices[LETTERS.index(letter)]}", letter

@@ -21,20 +21,17 @@ from typing import Annotated, Any, cast, get_type_hints
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, create_model
 
-from videomem.config import AgentConfig
+from videomem.config import AgentConfig, tool_name
 from videomem.errors import TimeFormatError, VideomemError
 from videomem.evidence import Evidence
-from videomem.store.clips import timeline_kind
-from videomem.timeline import TimeText
-from videomem.store.frames import frames_view
-from videomem.store.clips import evenly, visible_frames
 from videomem.memory.registry import MEMORIES, Memory, open_memory
-from videomem.config import tool_name
 from videomem.memory.visual import SOURCE as VISUAL_SOURCE
 from videomem.memory.visual import VisualMemory
 from videomem.models.registry import ModelSet
 from videomem.store import Store
-from videomem.timeline import parse_range, parse_time
+from videomem.store.clips import evenly, timeline_kind, visible_frames
+from videomem.store.frames import frames_view
+from videomem.timeline import TimeText, parse_range, parse_time
 
 FINISH = "finish"
 """Always available; planners know it by name, so it is not listed among the tool schemas."""

@@ -24,7 +24,7 @@ from typing import Any, TextIO
 from tqdm import tqdm
 
 from videomem.agent.answer import Answer
-from videomem.choice import read_choice
+from videomem.choice import resolve_choice
 from videomem.config import load_agent, load_models
 from videomem.errors import MalformedOutputError, VideomemError
 from videomem.eval.compare import write_comparison
@@ -32,7 +32,7 @@ from videomem.eval.egolife import load_egolife
 from videomem.eval.fingerprint import fingerprint, unlike
 from videomem.eval.lvbench import load_lvbench
 from videomem.eval.official import write_official
-from videomem.eval.questions import LETTERS, DatasetError, Question
+from videomem.eval.questions import DatasetError, Question
 from videomem.eval.report import RESULTS, RUN, Summary, compared_runs, read_results, read_run, write_report
 from videomem.eval.scoring import temporal_iou
 from videomem.eval.targets import with_clip_windows
@@ -216,8 +216,7 @@ def unanswered_row(q: Question, error: str) -> dict[str, Any]:
 
 def result_row(q: Question, reply: Answer) -> dict[str, Any]:
     """One line of results.jsonl."""
-    n = len(q.choices)
-    prediction = reply.choice if reply.choice and reply.choice in LETTERS[:n] else read_choice(reply.text, q.choices)
+    prediction = resolve_choice(reply.choice, reply.text, q.choices)
     evidence = [{"video_id": e.video_id, "t_start": e.t_start, "t_end": e.t_end} for e in reply.evidence]
     tiou = temporal_iou([(e.video_id, e.t_start, e.t_end) for e in reply.evidence], q.targets, q.video_id)
     return {

@@ -16,7 +16,7 @@ import re
 from pathlib import Path
 
 from videomem.errors import TimeFormatError
-from videomem.eval.questions import LETTERS, Question, answer_letter, read_jsonl, record_error, require
+from videomem.eval.questions import LETTERS, Question, answer_letter, option_count, read_jsonl, record_error, require
 from videomem.timeline import parse_time
 
 CATEGORIES = (
@@ -45,6 +45,7 @@ def _question(item: object, key: str, path: Path, index: str) -> Question:
     full = require(item, "question", str, path, index)
     parts = _OPTION.split(full)
     text, letters, options = parts[0].strip(), parts[1::2], [p.strip() for p in parts[2::2]]
+    option_count(len(options), path, index, "question")
     if len(options) < 2 or "".join(letters) != LETTERS[: len(letters)] or not all(options):
         raise record_error(path, index, "question", f"expected options '\\n(A) ...\\n(B) ...', got {full!r}")
     answer = answer_letter(require(item, "answer", str, path, index), len(options), path, index)

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from videomem.choice import LETTERS
+from videomem.core import LETTERS, MAX_OPTIONS
 from videomem.errors import VideomemError
 
 
@@ -102,7 +102,15 @@ def require(record: Any, field: str, kind: type | tuple[type, ...], path: Path, 
     return value
 
 
+def option_count(n_choices: int, path: Path, index: int | str, field: str = "options") -> int:
+    """`n_choices`, or a one-line error when the alphabet has too few letters to ask them."""
+    if n_choices > MAX_OPTIONS:
+        raise record_error(path, index, field, f"{n_choices} options; a question has 2 to {MAX_OPTIONS} (A-{LETTERS[-1]})")
+    return n_choices
+
+
 def answer_letter(value: Any, n_choices: int, path: Path, index: int | str, field: str = "answer") -> str:
+    option_count(n_choices, path, index)
     letter = value.strip().upper() if isinstance(value, str) else ""
     if len(letter) != 1 or letter not in LETTERS[:n_choices]:
         raise record_error(path, index, field, f"expected a letter A-{LETTERS[n_choices - 1]}, got {value!r}")

@@ -51,7 +51,6 @@ import imageio_ffmpeg
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
-from videomem.config import PROJECT_ROOT
 from videomem.errors import VideomemError
 from videomem.eval.egolife import load_egolife
 from videomem.eval.lvbench import load_lvbench
@@ -62,7 +61,7 @@ from videomem.timeline import DAY, TimelineKind, egolife_start, format_egolife
 SynthFormat = Literal["lvbench", "egolife"]
 
 CLIP_SECONDS = {"lvbench": 10.0, "egolife": 30.0}
-"""Event granularity: the clip length of pipelines/default.yaml and pipelines/egolife.yaml."""
+"""Event granularity: the clip length of the shipped pipelines `default` and `egolife`."""
 
 MIN_MINUTES = 12
 """The single-video script has up to 22 events, each in its own stretch of at least 3 clips."""
@@ -181,8 +180,8 @@ class SynthCorpus:
     """Loaded back from `questions_file` by the benchmark's own loader."""
     questions_file: Path
     timeline: TimelineKind
-    pipeline: Path
-    """The pipeline profile whose clip length the script is aligned to."""
+    pipeline: str
+    """The shipped pipeline profile whose clip length the script is aligned to (`--pipeline NAME`)."""
     paraphrased_file: Path
     """The same questions reworded, options reordered (same format, same name, in `paraphrased/`)."""
     speech: tuple[SpokenLine, ...] = ()
@@ -378,7 +377,7 @@ def _make_lvbench(
         tuple(load_lvbench(questions_file)),
         questions_file,
         "single",
-        PROJECT_ROOT / "pipelines" / "default.yaml",
+        "default",
         root / "paraphrased" / questions_file.name,
         tuple(said.line for said in spoken),
     )
@@ -599,7 +598,7 @@ def _make_egolife(
         tuple(load_egolife(questions_file)),
         questions_file,
         "egolife",
-        PROJECT_ROOT / "pipelines" / "egolife.yaml",
+        "egolife",
         root / "paraphrased" / questions_file.name,
         tuple(said.line for said in spoken),
     )

@@ -29,6 +29,7 @@ from videomem.eval.questions import (
     DatasetError,
     Question,
     answer_letter,
+    option_count,
     read_json,
     read_jsonl,
     record_error,
@@ -93,6 +94,7 @@ def _question(row: dict[str, Any], path: Path, index: int | str) -> Question:
     video = require(row, "videoID", str, path, index)
     qid = require(row, "question_id", (str, int), path, index)
     raw = require(row, "options", list, path, index)
+    option_count(len(raw), path, index)
     options = []
     for i, option in enumerate(raw):
         m = _PREFIX.match(option) if isinstance(option, str) else None

@@ -36,16 +36,15 @@ from pathlib import Path
 import numpy as np
 
 from videomem.config import EpisodicSettings, PipelineConfig
+from videomem.core import ProgressFactory, StageResult
 from videomem.errors import ModelError
 from videomem.evidence import Evidence
-from videomem.store.clips import scope_sql, timeline_kind
 from videomem.memory.graph import Passage, PassageGraph, SavedGraph, TextVectors, fingerprint, saved_sizes
 from videomem.models.base import RankCandidate
 from videomem.models.registry import ModelSet
-from videomem.core import StageResult
 from videomem.store import Store
+from videomem.store.clips import scope_sql, timeline_kind
 from videomem.store.vectors import embedder_identity
-from videomem.core import ProgressFactory
 
 STAGE = "episodic"
 SOURCE = "episodic"

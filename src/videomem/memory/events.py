@@ -15,12 +15,12 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Sequence
 
+from videomem.core import ProgressFactory
 from videomem.evidence import Evidence
-from videomem.store.clips import ClipRow, clips_of, visible_ids
 from videomem.models.registry import ModelSet
 from videomem.store import Store
+from videomem.store.clips import ClipRow, clips_of, visible_ids
 from videomem.store.vectors import VectorIndex, embedder_identity
-from videomem.core import ProgressFactory
 
 STAGE = "caption"
 INDEX_NAME = "events"

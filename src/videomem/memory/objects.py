@@ -29,17 +29,15 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from videomem.config import PipelineConfig
+from videomem.core import ProgressFactory, StageResult
 from videomem.errors import ModelError
 from videomem.evidence import Evidence
-from videomem.store.clips import timeline_kind
-from videomem.timeline import TimeText
-from videomem.store.clips import ClipRow, clips_of, scope_sql
 from videomem.models.base import ObjectRecord
 from videomem.models.registry import ModelSet
-from videomem.core import StageResult
 from videomem.store import Store
+from videomem.store.clips import ClipRow, clips_of, scope_sql, timeline_kind
 from videomem.store.vectors import VectorIndex, embedder_identity
-from videomem.core import ProgressFactory
+from videomem.timeline import TimeText
 
 STAGE = "objects"
 INDEX_NAME = "object_observations"

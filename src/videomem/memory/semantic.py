@@ -44,10 +44,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from videomem.config import PipelineConfig, SemanticSettings
+from videomem.core import ProgressFactory, StageResult
 from videomem.errors import ModelError
 from videomem.evidence import Evidence
-from videomem.timeline import TimeText
-from videomem.store.clips import timeline_kind
 from videomem.memory.graph import (
     Passage,
     PassageGraph,
@@ -59,11 +58,10 @@ from videomem.memory.graph import (
 )
 from videomem.models.base import EpisodicFact, KnownTriplet, NewTriplet, SemanticTriplet, Triplet
 from videomem.models.registry import ModelSet
-from videomem.core import StageResult
 from videomem.store import Store
+from videomem.store.clips import timeline_kind
 from videomem.store.vectors import VectorIndex, embedder_identity
-from videomem.core import ProgressFactory
-from videomem.timeline import UNTIL_SLACK
+from videomem.timeline import UNTIL_SLACK, TimeText
 
 STAGE = "semantic"
 SOURCE = "semantic"

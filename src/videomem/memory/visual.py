@@ -41,19 +41,16 @@ import numpy as np
 from PIL import Image
 
 from videomem.config import PipelineConfig, VisualSettings
+from videomem.core import ProgressFactory, StageResult
 from videomem.errors import ConfigError, ModelError, StoreError
 from videomem.evidence import Evidence
-from videomem.store.clips import timeline_kind
-from videomem.timeline import TimeText
-from videomem.store.frames import open_frame
-from videomem.store.clips import visible_frames, visible_ids
 from videomem.models.base import VisualEmbedder
 from videomem.models.registry import ModelSet
-from videomem.core import StageResult
 from videomem.store import Store
+from videomem.store.clips import timeline_kind, visible_frames, visible_ids
+from videomem.store.frames import open_frame
 from videomem.store.vectors import VectorIndex, embedder_identity
-from videomem.core import ProgressFactory
-from videomem.timeline import parse_range
+from videomem.timeline import TimeText, parse_range
 from videomem.video.clips import plan_clips
 
 STAGE = "visual"

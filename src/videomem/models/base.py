@@ -28,7 +28,7 @@ import numpy as np
 from PIL.Image import Image
 from pydantic import BaseModel, Field
 
-from videomem.core import ClipView
+from videomem.core import ClipView, OptionLetter
 from videomem.evidence import Evidence
 
 
@@ -336,12 +336,7 @@ class ToolCall(BaseModel):
 
 class AnswerOut(BaseModel):
     answer: str = Field(min_length=1)
-    choice: Literal["A", "B", "C", "D", "E"] | None = None
-
-
-OPTION_LETTERS = "ABCDE"
-"""Letters of multiple-choice options, the ones `AnswerOut.choice` allows (`videomem.choice`
-reads which one a reply chose)."""
+    choice: OptionLetter | None = None
 
 
 class RetrievalDecision(BaseModel):

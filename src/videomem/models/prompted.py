@@ -37,7 +37,6 @@ from videomem.models.base import (
     EpisodicFact,
     LanguageModel,
     LMRequest,
-    OPTION_LETTERS,
     MergeDecision,
     NewTriplet,
     ObjectRecord,
@@ -59,7 +58,7 @@ from videomem.models.base import (
     VisionLanguageModel,
     VLRequest,
 )
-from videomem.core import ClipView
+from videomem.core import LETTERS, MAX_OPTIONS, ClipView
 from videomem.models.oneline import one_line
 from videomem.models.templates import render
 from videomem.timeline import format_clock
@@ -108,20 +107,20 @@ def _options(choices: list[str] | None) -> str:
     """The options block of an answer prompt ("" for an open question)."""
     if not choices:
         return ""
-    if len(choices) > len(OPTION_LETTERS):
-        raise ValueError(f"at most {len(OPTION_LETTERS)} choices are supported, got {len(choices)}")
-    return render("multiple_choice", options=_option_lines(choices), letters=", ".join(OPTION_LETTERS[: len(choices)]))
+    if len(choices) > MAX_OPTIONS:
+        raise ValueError(f"at most {MAX_OPTIONS} choices are supported, got {len(choices)}")
+    return render("multiple_choice", options=_option_lines(choices), letters=", ".join(LETTERS[: len(choices)]))
 
 
 def _option_lines(choices: Sequence[str]) -> str:
-    return "\n".join(f"{letter}. {choice}" for letter, choice in zip(OPTION_LETTERS, choices))
+    return "\n".join(f"{letter}. {choice}" for letter, choice in zip(LETTERS, choices))
 
 
 def _checked_answer(out: AnswerOut, choices: list[str] | None) -> AnswerOut:
     """Keep `choice` consistent with the question: a valid letter when options exist, else None."""
     if not choices:
         return out.model_copy(update={"choice": None})
-    allowed = OPTION_LETTERS[: len(choices)]
+    allowed = LETTERS[: len(choices)]
     choice = out.choice if out.choice is not None else read_choice(out.answer, choices)
     if choice is None or choice not in allowed:
         raise ValueError(f"'choice' must be one of {', '.join(allowed)} (got {choice!r})")

@@ -5,9 +5,9 @@ changed are rewritten."""
 
 from __future__ import annotations
 
+from videomem.core import StageResult, VideoSource
 from videomem.memory import episodic
 from videomem.pipeline.base import StageContext
-from videomem.core import StageResult, VideoSource
 from videomem.store import Store
 
 

@@ -28,12 +28,12 @@ import bisect
 from collections.abc import Sequence
 from pathlib import Path
 
+from videomem.core import StageResult, VideoSource
 from videomem.errors import ModelError, VideomemError
 from videomem.memory import events
-from videomem.store.clips import ClipRow, clips_of
 from videomem.pipeline.base import StageContext
-from videomem.core import StageResult, VideoSource
 from videomem.store import Store
+from videomem.store.clips import ClipRow, clips_of
 from videomem.video.clips import ClipSpan
 from videomem.video.egolifecap import SOURCE, HourFile, Kind, hour_files, read_egolifecap
 from videomem.video.transcripts import Segment, align

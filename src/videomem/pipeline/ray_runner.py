@@ -36,17 +36,17 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from videomem.config import RoleConfig
+from videomem.core import StageResult
 from videomem.errors import ConfigError, ModelError, StoreError, VideoError
 from videomem.memory import visual
-from videomem.store.frames import decode_frame, frame_bytes
-from videomem.pipeline.vision_pass import Output, ask, commit_clip, pending_clips, stopped_failures
 from videomem.models.base import Usage, UsageMeter
 from videomem.models.registry import ModelSet
 from videomem.pipeline.base import Stage, StageContext
-from videomem.core import StageResult
 from videomem.pipeline.caption import CaptionStage
 from videomem.pipeline.sample import ClipJob, EncodedClip, SampledClip, SampleStage, encode_clips, save_frames
+from videomem.pipeline.vision_pass import Output, ask, commit_clip, pending_clips, stopped_failures
 from videomem.pipeline.visual import VisualStage
+from videomem.store.frames import decode_frame, frame_bytes
 
 if TYPE_CHECKING:
     from ray.data import Dataset

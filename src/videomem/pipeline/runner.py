@@ -14,15 +14,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from videomem.config import STAGE_ORDER, PipelineConfig
+from videomem.core import ProgressFactory, StageResult, VideoSource
 from videomem.errors import ConfigError, VideomemError
 from videomem.models.base import Usage
 from videomem.models.registry import ModelSet
 from videomem.pipeline.base import Stage, StageContext
-from videomem.core import StageResult, VideoSource
 from videomem.pipeline.ray_runner import RAY_STAGES, RayOptions, connect, ray_stage
 from videomem.pipeline.streaming import StreamedStages, streamed
 from videomem.store import PIPELINE_META, Store
-from videomem.core import ProgressFactory
 from videomem.timeline import TimelineKind, egolife_start
 from videomem.video.probe import content_hash
 

@@ -35,11 +35,11 @@ from pathlib import Path
 from PIL import Image
 
 from videomem.config import PipelineConfig
-from videomem.errors import VideoError, VideomemError
-from videomem.store.clips import ClipRow
-from videomem.pipeline.base import StageContext
 from videomem.core import StageResult, VideoSource
+from videomem.errors import VideoError, VideomemError
+from videomem.pipeline.base import StageContext
 from videomem.store import Store
+from videomem.store.clips import ClipRow
 from videomem.video.clips import ClipSpan, plan_clips
 from videomem.video.decode import FrameRequest, FrameSampler
 from videomem.video.probe import VideoInfo, content_hash, frames_end, probe

@@ -4,9 +4,9 @@ corpus timeline consolidation runs across files, and only new or changed segment
 
 from __future__ import annotations
 
+from videomem.core import StageResult, VideoSource
 from videomem.memory import semantic
 from videomem.pipeline.base import StageContext
-from videomem.core import StageResult, VideoSource
 from videomem.store import Store
 
 

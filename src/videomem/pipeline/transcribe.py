@@ -31,10 +31,10 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 
+from videomem.core import StageResult, VideoSource
 from videomem.errors import VideomemError
 from videomem.models.asr import SpeechRecognizer, speech_spans
 from videomem.pipeline.base import StageContext
-from videomem.core import StageResult, VideoSource
 from videomem.store import Store
 from videomem.video.audio import AudioChunk, audio_chunks, has_audio
 from videomem.video.clips import ClipSpan

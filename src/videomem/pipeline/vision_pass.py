@@ -31,14 +31,12 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import Any
 
+from videomem.core import ClipView, ProgressFactory, StageResult
 from videomem.errors import ModelError, StoreError
-from videomem.store.frames import ClipSources, clip_sources
-from videomem.store.clips import ClipRow, clips_of
 from videomem.models.base import Batching, ClipNotes, Unusable, VisionTasks
-from videomem.core import ClipView
-from videomem.core import StageResult
 from videomem.store import Store
-from videomem.core import ProgressFactory
+from videomem.store.clips import ClipRow, clips_of
+from videomem.store.frames import ClipSources, clip_sources
 
 Writer = Callable[[sqlite3.Connection, ClipRow, Any], None]
 """Writes one clip's output (a caption, or a list of object records) inside a transaction."""

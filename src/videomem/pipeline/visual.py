@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from videomem.core import StageResult, VideoSource
 from videomem.memory import visual
 from videomem.pipeline.base import StageContext
-from videomem.core import StageResult, VideoSource
 from videomem.store import Store
 
 

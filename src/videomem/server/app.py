@@ -33,13 +33,13 @@ from fastapi.staticfiles import StaticFiles
 from videomem.agent.tools import Toolbox
 from videomem.config import AgentConfig
 from videomem.errors import VideomemError
-from videomem.store.clips import require_video
 from videomem.memory.registry import MEMORIES
 from videomem.models.registry import ModelSet
 from videomem.server.auth import TokenGate
 from videomem.server.jobs import IngestBusy, IngestRequest, Jobs
 from videomem.server.readers import AskRequest, Reader, Readers, video_url
 from videomem.server.summary import summarize
+from videomem.store.clips import require_video
 from videomem.timeline import parse_time
 
 log = logging.getLogger(__name__)

@@ -24,12 +24,11 @@ from videomem.agent.answer import Answer
 from videomem.agent.react import Agent
 from videomem.agent.tools import Time
 from videomem.config import AgentConfig
-from videomem.store.clips import timeline_kind
-from videomem.timeline import TimeText
-from videomem.store.clips import frames_between
-from videomem.models.base import OPTION_LETTERS
+from videomem.core import MAX_OPTIONS
 from videomem.models.registry import ModelSet
 from videomem.store import Store
+from videomem.store.clips import frames_between, timeline_kind
+from videomem.timeline import TimeText
 
 T = TypeVar("T")
 
@@ -44,7 +43,7 @@ class AskRequest(BaseModel):
 
     question: str = Field(min_length=1, pattern=r"\S", description="the question")
     choices: list[str] | None = Field(
-        None, min_length=2, max_length=len(OPTION_LETTERS), description="options of a multiple-choice question"
+        None, min_length=2, max_length=MAX_OPTIONS, description="options of a multiple-choice question"
     )
     until: Time | None = Field(None, description="query time: only memory recorded by then is used")
     video_id: str | None = Field(None, description="answer from this video only (file name without extension)")

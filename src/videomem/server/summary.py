@@ -9,10 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from videomem.store.clips import timeline_kind
 from videomem.memory.registry import MEMORIES, open_memory
 from videomem.models.registry import ModelSet
 from videomem.store import Store
+from videomem.store.clips import timeline_kind
 
 
 @dataclass(frozen=True)

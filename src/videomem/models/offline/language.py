@@ -30,12 +30,12 @@ from collections.abc import Sequence
 import numpy as np
 
 from videomem.choice import strip_label
+from videomem.core import LETTERS, MAX_OPTIONS
 from videomem.config import RoleConfig
 from videomem.errors import ModelError
 from videomem.evidence import Evidence
 from videomem.models.base import (
     AgentState,
-    OPTION_LETTERS,
     AnswerOut,
     ConsolidationOut,
     EpisodicFact,
@@ -212,14 +212,14 @@ class OfflineLanguage:
     def answer(self, question: str, choices: list[str] | None, evidence: Sequence[Evidence]) -> AnswerOut:
         start = time.perf_counter()
         if choices:
-            if len(choices) > len(OPTION_LETTERS):
-                raise ModelError(f"{len(choices)} options; multiple-choice answers allow at most {len(OPTION_LETTERS)} (A–E)")
+            if len(choices) > MAX_OPTIONS:
+                raise ModelError(f"{len(choices)} options; multiple-choice answers allow at most {MAX_OPTIONS} (A-{LETTERS[-1]})")
             unheard = self.scorer.unheard(question, choices, evidence)
             if unheard:
                 out = AnswerOut(answer=not_transcribed(unheard))
             else:
                 best = self.scorer.choose(question, choices, evidence)
-                out = AnswerOut(answer=strip_label(choices[best]), choice=OPTION_LETTERS[best])
+                out = AnswerOut(answer=strip_label(choices[best]), choice=LETTERS[best])
         else:
             sentence = self.scorer.best_sentence(question, evidence)
             out = AnswerOut(answer=sentence or "The memory holds no evidence for this question.")

@@ -35,16 +35,14 @@ the cue, so the trace says why each memory was chosen.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable
 from typing import Any
 
 from videomem.choice import search_text
-from videomem.errors import TimeFormatError
 from videomem.models.base import AgentState, RetrievalDecision, RetrievalState, ToolCall
 from videomem.models.offline.nlp import lemmas
 from videomem.models.offline.scoring import question_times
-from videomem.timeline import DAY, parse_time
+from videomem.timeline import DAY, ranges_in
 
 RETRIEVAL, RAG, QA, FINISH = "video.retrieval", "video.rag", "video.qa", "finish"
 MEMORY_PREFIX = "memory."
@@ -52,9 +50,6 @@ MARGIN = 0.1
 AROUND = 5.0
 """Seconds either side of a time named in the question that video.qa looks at."""
 
-_TIME = r"(?:DAY\d+[ _])?\d+(?::\d{1,2}){0,2}(?:\.\d+)?"
-_RANGE = re.compile(rf"({_TIME})\s*s?\s*(?:-|–|—|to)\s*({_TIME})", re.IGNORECASE)
-_DAY = re.compile(r"^DAY(\d+)", re.IGNORECASE)
 
 
 def tool_names(tools: list[dict[str, Any]]) -> dict[str, set[str]]:
@@ -75,18 +70,7 @@ def first_range(observation: str) -> tuple[float, float] | None:
     for item in items:
         if isinstance(item, dict) and "t_start" in item and "t_end" in item:
             return float(item["t_start"]), float(item["t_end"])
-    for match in _RANGE.finditer(observation):
-        start, end = match.group(1), match.group(2)
-        day = _DAY.match(start)
-        if day and not _DAY.match(end):
-            end = f"DAY{day.group(1)} {end}"
-        try:
-            t0, t1 = parse_time(start.replace("_", " ")), parse_time(end.replace("_", " "))
-        except TimeFormatError:
-            continue
-        if t1 > t0 and t1 - t0 < DAY:
-            return t0, t1
-    return None
+    return next(((t0, t1) for t0, t1 in ranges_in(observation) if t0 < t1 < t0 + DAY), None)
 
 
 def _args(params: set[str], **values: Any) -> dict[str, Any]:

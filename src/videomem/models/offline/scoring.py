@@ -72,7 +72,7 @@ from videomem.evidence import Evidence
 from videomem.models.base import TextEmbedder
 from videomem.models.offline.colours import PALETTE
 from videomem.models.offline.nlp import forms, lemmas, quoted_spans, split_sentences, squash, stopwords, words
-from videomem.timeline import DAY, format_clock, format_day, parse_time
+from videomem.timeline import DAY, format_clock, format_day, parse_range, parse_time
 from videomem.video.transcripts import SPEECH_ONLY, SPEECH_ONLY_SENTENCE
 
 COLOUR_WORDS = frozenset({"colour", "color"})
@@ -100,7 +100,6 @@ _CUES = LATEST | EARLIEST | frozenset(PERIODS) | {"late", "early", "many", "time
 """Words that steer weighting or counting, not content to look for ('latest' lemmatises to 'late')."""
 _COUNTING = re.compile(r"\bhow (?:many|often)\b", re.IGNORECASE)
 _CLOCK = re.compile(r"\b(?:DAY\d+[ _])?\d{1,2}:\d{2}(?::\d{2})?\b", re.IGNORECASE)
-_RANGE = re.compile(r"^\s*((?:DAY\d+[ _])?\d{1,2}:\d{2}(?::\d{2})?)\s*[-–]\s*((?:DAY\d+[ _])?\d{1,2}:\d{2}(?::\d{2})?)\s*$")
 
 
 def question_times(question: str) -> list[float]:
@@ -115,14 +114,15 @@ def question_times(question: str) -> list[float]:
 
 
 def _option_range(option: str) -> tuple[float, float] | None:
-    match = _RANGE.match(option)
-    if not match:
+    """An option that is a range of clock times ("11:00 - 11:30"), else None: both ends must be
+    written as clocks, so an option like "2-3" stays a count."""
+    if len(_CLOCK.findall(option)) != 2:
         return None
     try:
-        start, end = parse_time(match.group(1).replace("_", " ")), parse_time(match.group(2).replace("_", " "))
+        span = parse_range(option)
     except TimeFormatError:
         return None
-    return (start, end) if end > start else None
+    return span if span is not None and span[1] > span[0] else None
 
 
 def _option_number(option: str) -> int | None:

@@ -22,8 +22,8 @@ import numpy as np
 from PIL.Image import Image
 
 from videomem.config import RoleConfig
-from videomem.models.base import TextEmbedder, Usage, UsageMeter
 from videomem.core import ClipView
+from videomem.models.base import TextEmbedder, Usage, UsageMeter
 from videomem.models.offline import require_no_options
 from videomem.models.offline.scene import SceneAnalyser
 from videomem.models.offline.vision import caption
