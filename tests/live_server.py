@@ -21,9 +21,12 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import pytest
 import uvicorn
 
+from videomem import core
 from videomem.evidence import Evidence
+from videomem.memory.registry import MEMORIES, Registered
 from videomem.store.clips import scope_sql
 from videomem.store import Store
 
@@ -69,6 +72,12 @@ def sse(lines: Iterable[str]) -> list[tuple[str, Any]]:
     if data:
         events.append((event, json.loads("\n".join(data))))
     return events
+
+
+def register_memory(monkeypatch: pytest.MonkeyPatch, name: str, entry: Registered) -> None:
+    """Register a memory for one test, as a plug-in would: its entry and its name (undone after)."""
+    monkeypatch.setitem(MEMORIES, name, entry)
+    monkeypatch.setattr(core, "MEMORY_NAMES", (*core.MEMORY_NAMES, name))
 
 
 class ClockMemory:

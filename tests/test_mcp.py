@@ -11,13 +11,13 @@ import anyio
 import httpx
 import httpx2
 import pytest
-from live_server import ClockMemory, live
+from live_server import ClockMemory, live, register_memory
 from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 from memory_stores import late_question, offline_models, scripted_store
 
 from videomem.config import load_agent, tool_names
-from videomem.memory.registry import MEMORIES, Registered
+from videomem.memory.registry import Registered
 from videomem.server.auth import TokenGate
 from videomem.server.mcp_server import build_server
 from videomem.server.readers import Readers
@@ -80,7 +80,7 @@ def test_stdio_server_lists_the_tools_and_answers_with_evidence(scripted) -> Non
 
 def test_a_memory_registered_later_is_an_mcp_tool(scripted, monkeypatch) -> None:
     store_dir, _ = scripted
-    monkeypatch.setitem(MEMORIES, "clock", Registered(ClockMemory))
+    register_memory(monkeypatch, "clock", Registered(ClockMemory))
     readers = Readers(store_dir, offline_models(), load_agent())
 
     async def session():

@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 import httpx
 import pytest
 from fastapi.testclient import TestClient
-from live_server import ClockMemory, copy_store, live, sse
+from live_server import ClockMemory, copy_store, live, register_memory, sse
 from memory_stores import late_question, offline_models, scripted_store
 
 from videomem.agent.react import Agent
@@ -45,7 +45,7 @@ def client(scripted):
 
 def test_info_lists_each_registered_memory_and_the_agents_tools(client, scripted, monkeypatch) -> None:
     store_dir, _ = scripted
-    monkeypatch.setitem(MEMORIES, "clock", Registered(ClockMemory))  # registered after the server started
+    register_memory(monkeypatch, "clock", Registered(ClockMemory))  # registered after the server started
     info = client.get("/info").json()
     with Store(store_dir) as store:
         clips = store.query("SELECT COUNT(*) AS n FROM clips")[0]["n"]

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from videomem.core import MEMORY_NAMES
+from videomem import core
 from videomem.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -185,7 +185,7 @@ def tool_name(memory: str) -> str:
 
 def tool_names() -> tuple[str, ...]:
     """Every tool an agent profile may enable."""
-    return VIDEO_TOOLS + tuple(tool_name(m) for m in MEMORY_NAMES)
+    return VIDEO_TOOLS + tuple(tool_name(m) for m in core.MEMORY_NAMES)
 
 
 class EpisodicSettings(_Strict):

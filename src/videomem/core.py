@@ -29,9 +29,11 @@ uses this one alphabet."""
 
 MAX_OPTIONS = len(LETTERS)
 
-MEMORY_NAMES = ("events", "objects", "episodic", "semantic", "visual")
-"""The memories videomem builds, in the order `info`, `search --help` and the agent's tools
-list them; memory/registry.py holds one entry per name."""
+MEMORY_NAMES: tuple[str, ...] = ("events", "objects", "episodic", "semantic", "visual")
+"""The registered memories, in the order `info`, `search --help` and the agent's tools list
+them; memory/registry.py holds one entry per name. Agent profiles accept a `memory.<name>`
+tool for each name here (read when a profile is validated), so a memory registered at run
+time adds its name here as it adds its entry to `memory.registry.MEMORIES`."""
 
 def tune_process() -> None:
     """Process-wide settings for torch's CPU kernels, unless the user chose otherwise. The entry
