@@ -20,18 +20,21 @@ TINY_CLIP = {
 }
 
 
-def build_tiny_clip(directory: Path, seed: int = 0) -> Path:
+def build_tiny_clip(directory: Path, seed: int = 0, quick_gelu: bool = False) -> Path:
     """Register the tiny open_clip architecture `TINY_CLIP_ARCH` (its config in `directory`)
-    and save random weights for it there; returns the weights file (open_clip's `pretrained`)."""
+    and save random weights for it there; returns the weights file (open_clip's `pretrained`).
+    `quick_gelu`: the architecture `TINY_CLIP_ARCH-quickgelu` instead, with OpenAI CLIP's
+    QuickGELU activation, as open_clip names such configs."""
     import open_clip
     import torch
 
+    arch = TINY_CLIP_ARCH + ("-quickgelu" if quick_gelu else "")
     directory.mkdir(parents=True, exist_ok=True)
-    (directory / f"{TINY_CLIP_ARCH}.json").write_text(json.dumps(TINY_CLIP))
+    (directory / f"{arch}.json").write_text(json.dumps(TINY_CLIP | ({"quick_gelu": True} if quick_gelu else {})))
     open_clip.add_model_config(directory)
     torch.manual_seed(seed)
-    model = open_clip.create_model(TINY_CLIP_ARCH, pretrained=None)
-    path = directory / f"tiny-clip-seed{seed}.pt"
+    model = open_clip.create_model(arch, pretrained=None)
+    path = directory / f"{arch.removeprefix('videomem-')}-seed{seed}.pt"
     torch.save(model.state_dict(), path)
     return path
 
