@@ -11,15 +11,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
-import torch
 from conftest import make_video
 from PIL import Image
+from test_hf_backend import GenerateSpy, role
 from tiny_models import MERGE, build_tiny_qwen2_5_vl, build_tiny_qwen3_vl
 
-from videomem.config import PipelineConfig, RoleConfig, load_models
+from videomem.config import PipelineConfig, load_models
 from videomem.models.base import UsageMeter, VLRequest
 from videomem.models.hf_transformers import TransformersEngine
 from videomem.models.registry import ModelSet
@@ -39,26 +38,10 @@ def tiny_vlm(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFa
     return build(tmp_path_factory.mktemp(request.param)), cls
 
 
-def role(path: Path, **overrides: Any) -> RoleConfig:
-    fields = {"backend": "transformers", "model": str(path), "device": "cpu", "max_tokens": 8, "batch_size": 4}
-    return RoleConfig.model_validate(fields | overrides)
-
-
-class GenerateSpy:
-    """Wraps model.generate to keep each call's inputs and output."""
-
-    def __init__(self, model: Any) -> None:
-        self.original = model.generate
-        self.calls: list[tuple[dict[str, Any], torch.Tensor]] = []
-
-    def __call__(self, **kwargs: Any) -> torch.Tensor:
-        output = self.original(**kwargs)
-        self.calls.append((kwargs, output))
-        return output
-
-    def new_tokens(self, call: int) -> list[list[int]]:
-        inputs, output = self.calls[call]
-        return output[:, inputs["input_ids"].shape[1] :].tolist()
+def new_tokens(spy: GenerateSpy, call: int) -> list[list[int]]:
+    """The tokens generated in the spy's `call`-th call, row by row."""
+    inputs, output = spy.calls[call]
+    return output[:, inputs["input_ids"].shape[1] :].tolist()
 
 
 def frames(n: int, shade: int) -> list[Image.Image]:
@@ -69,7 +52,7 @@ def test_a_padded_batch_generates_what_each_request_generates_alone(
     tiny_vlm: tuple[Path, str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     path, cls = tiny_vlm
-    engine = TransformersEngine(role(path), "vlm", UsageMeter())
+    engine = TransformersEngine(role(path, max_tokens=8), "vlm", UsageMeter())
     assert type(engine.model).__name__ == cls
     spy = GenerateSpy(engine.model)
     monkeypatch.setattr(engine.model, "generate", spy)
@@ -89,12 +72,12 @@ def test_a_padded_batch_generates_what_each_request_generates_alone(
     per_row = (inputs["input_ids"] == engine.model.config.image_token_id).sum(dim=1).tolist()
     assert len(image_tokens) == 4 and per_row == [image_tokens[0] + image_tokens[1], image_tokens[2] + image_tokens[3]]
 
-    batched = spy.new_tokens(0)
+    batched = new_tokens(spy, 0)
     for i, (one, solo) in enumerate(zip(together, alone)):
         row = lengths.index(one.usage.prompt_tokens)  # the engine sorts a batch by length
         n = one.usage.completion_tokens
         assert n == solo.usage.completion_tokens >= 1
-        assert batched[row][:n] == spy.new_tokens(i + 1)[0][:n], "padding changed what the model generated"
+        assert batched[row][:n] == new_tokens(spy, i + 1)[0][:n], "padding changed what the model generated"
         assert one.usage.prompt_tokens == solo.usage.prompt_tokens
         assert (one.text, one.finish_reason) == (solo.text, solo.finish_reason)
 

@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from videomem.models.random_weights import CHAT_TEMPLATE, SPECIAL_TOKENS, train_tokenizer
+from videomem.models.random_weights import CHAT_TEMPLATE, SPECIAL_TOKENS, save_checkpoint, train_tokenizer
 
 TINY_CLIP_ARCH = "videomem-tiny-clip"
 TINY_CLIP = {
@@ -271,12 +271,7 @@ def _save_qwen_vl(
     )
     torch.manual_seed(seed)
     model = getattr(transformers, f"{family}ForConditionalGeneration")(config).eval()
-    model.generation_config.eos_token_id = ids["<|im_end|>"]
-    model.generation_config.pad_token_id = ids["<|endoftext|>"]
-    directory.mkdir(parents=True, exist_ok=True)
-    model.save_pretrained(directory)
-    processor.save_pretrained(directory)
-    return directory
+    return save_checkpoint(model, processor, directory)
 
 
 def build_tiny_qwen2_5_vl(directory: Path, seed: int = 0) -> Path:

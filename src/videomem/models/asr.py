@@ -195,7 +195,9 @@ class OpenAIRecognizer:
 
     def _one(self, audio: np.ndarray, span: Span) -> list[Segment]:
         a, b = span
-        form = {"model": str(self.cfg.model), "response_format": "verbose_json", "timestamp_granularities[]": "segment"}
+        # verbose_json times segments by default; naming the granularity as well makes servers
+        # that validate form fields (`transformers serve`) refuse the upload with HTTP 422.
+        form = {"model": str(self.cfg.model), "response_format": "verbose_json"}
         if self.cfg.options.get("language"):
             form["language"] = str(self.cfg.options["language"])
         clip = audio[round(a * SAMPLE_RATE) : round(b * SAMPLE_RATE)]
