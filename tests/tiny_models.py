@@ -209,10 +209,9 @@ def convert_to_ctranslate2(whisper_dir: Path, directory: Path) -> Path:
     return Path(converter.convert(str(directory), quantization="float32", force=True))
 
 
-
 QWEN3_PATCH = 16
-"""Qwen3-VL's patch side; Qwen2.5-VL's is PATCH (14). Either way a frame becomes a 4 × 4 patch
-grid, merged 2 × 2 into 4 image tokens."""
+"""Qwen3-VL's patch side; Qwen2.5-VL's is PATCH (14). Either way a square frame becomes a 4 × 4
+patch grid, merged 2 × 2 into 4 image tokens."""
 
 CONTRACT_TEXT = {
     "hidden_size": 32,
