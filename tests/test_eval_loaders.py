@@ -277,14 +277,40 @@ def test_lvbench_options_tags_and_time_reference(tmp_path):
 
 
 @pytest.mark.parametrize(
+    "reference,targets",
+    [
+        ("00:15-00:19", ((15.0, 19.0),)),  # MM:SS
+        ("1:02:03-1:02:40", ((3723.0, 3760.0),)),  # H:MM:SS past the hour
+        ("01:02:03-01:02:40", ((3723.0, 3760.0),)),  # HH:MM:SS
+        ("59:30-1:00:10", ((3570.0, 3610.0),)),  # across the hour, each end in its own form
+        ("00:15 - 00:19", ((15.0, 19.0),)),
+        ("00:15–00:19", ((15.0, 19.0),)),
+        ("00:15-00:19, 12:00-12:30", ((15.0, 19.0), (720.0, 750.0))),  # several ranges
+        ("00:15-00:19;12:00-12:30", ((15.0, 19.0), (720.0, 750.0))),
+        (["00:15-00:19", "12:00-12:30"], ((15.0, 19.0), (720.0, 750.0))),
+        ("12:05", ((725.0, 725.0),)),  # one moment
+        ("", ()),  # no span (summaries)
+        (None, ()),
+    ],
+)
+def test_lvbench_every_form_of_time_reference(tmp_path, reference, targets):
+    lines = json.loads(json.dumps(LVBENCH_LINES))
+    lines[0]["qa"][0]["time_reference"] = reference
+    (question, _) = load_lvbench(_write_jsonl(tmp_path, lines))
+    assert question.targets == targets
+
+
+@pytest.mark.parametrize(
     "change,field",
     [
         ({"question": "No options here?"}, "question"),
         ({"question": "Q?\n(A) x\n(C) y"}, "question"),
         ({"answer": "E"}, "answer"),
         ({"question_type": []}, "question_type"),
-        ({"time_reference": "00:15 to 00:19"}, "time_reference"),
+        ({"time_reference": "00:15 until 00:19"}, "time_reference"),
         ({"time_reference": "00:19-00:15"}, "time_reference"),
+        ({"time_reference": "00:15-00:19, 01:61-01:70"}, "time_reference"),
+        ({"time_reference": 15}, "time_reference"),
     ],
 )
 def test_lvbench_malformed_record_names_file_record_and_field(tmp_path, change, field):
@@ -367,7 +393,7 @@ def test_videomme_parquet_as_released(tmp_path):
     assert from_parquet == from_json and [q.id for q in load_videomme(path)] == ["601-2"]
     assert from_parquet[1].record == {
         "video_id": "601", "duration": "long", "domain": "Sports Competition", "sub_category": "Football",
-        "options": VIDEOMME_ROWS[1]["options"],
+        "url": VIDEOMME_ROWS[1]["url"], "options": VIDEOMME_ROWS[1]["options"],
     }
     rows = json.loads(json.dumps(VIDEOMME_ROWS))
     rows[1]["options"][2] = "Substitution"
