@@ -87,7 +87,7 @@ def ingest(
     """Build (or resume) a store: sample clips and frames, caption them, extract objects, build
     episodic memory, embed visual segments."""
     from videomem.pipeline.ray_runner import RayOptions, connect
-    from videomem.pipeline.runner import discover_sources
+    from videomem.pipeline.runner import check_request, discover_sources
     from videomem.pipeline.runner import ingest as run_ingest
     from videomem.store import Store
 
@@ -97,6 +97,7 @@ def ingest(
         raise VideomemError("--ray-actors: sizes the actor pools of a Ray ingest; add --ray")
     cfg = load_pipeline(pipeline)
     chosen = [s.strip() for s in stages.split(",") if s.strip()] if stages else None
+    check_request(cfg, chosen, captions, transcripts, timeline)  # a refused ingest leaves no empty store behind
     sources, missing = discover_sources(paths, timeline)
     if not sources:  # nothing to ingest: leave no empty store behind
         _print_failures(missing)
