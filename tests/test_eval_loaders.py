@@ -145,6 +145,7 @@ def test_egolife_never_exposes_hints_to_the_question(tmp_path):
         ({"query_time": {"date": "1", "time": "11210217"}}, "query_time.date"),
         ({"query_time": {"date": "DAY1", "time": "11153417DAY1_11181201"}}, "query_time.time"),
         ({"choice_c": None}, "choice_c"),
+        ({"question": "  "}, "question"),
     ],
 )
 def test_egolife_record_that_cannot_be_asked_is_left_out_with_a_warning_naming_it(tmp_path, caplog, change, field):

@@ -80,6 +80,8 @@ def _question(record: object, path: Path, index: int) -> Question:
     query = require(record, "query_time", dict, path, where)
     until = _query_time(query, path, where)
     text = require(record, "question", str, path, where)
+    if not text.strip():
+        raise record_error(path, where, "question", "empty")
     choices = tuple(require(record, f"choice_{c}", (str, int, float), path, where) for c in "abcd")
     answer = answer_letter(require(record, "answer", str, path, where), 4, path, where)
     kind = record.get("type")

@@ -246,6 +246,6 @@ def _plot(path: Path, rows: Sequence[Row], measure: str, title: str) -> None:
     axes.set_yticks([n + height for n in range(len(rows))], [r.label for r in rows])
     axes.invert_yaxis()
     axes.set_title(title)
-    axes.legend(loc="lower right")
+    axes.legend(loc="best")
     figure.tight_layout()
     figure.savefig(path, dpi=100)
