@@ -106,9 +106,6 @@ class Agent:
             raise VideomemError("the question is empty")
         if choices is not None and not 2 <= len(choices) <= len(OPTION_LETTERS):
             raise VideomemError(f"choices: give 2 to {len(OPTION_LETTERS)} options, got {len(choices)}")
-        twice = [c for n, c in enumerate(choices or []) if c.strip().casefold() in {d.strip().casefold() for d in choices[:n]}]
-        if twice:
-            raise VideomemError(f"choices: {twice[0]!r} is given twice; each option must differ")
         require_video(self.store, video_id)
         meter = _Meter(self.models)
         toolbox = Toolbox(

@@ -139,11 +139,7 @@ def ingest(
     on a Ray cluster (pipeline/ray_runner.py); the store is written here all the same. Without
     `ray` and imports, `sample` and `caption` stream into each other (pipeline/streaming.py).
     """
-    chosen = tuple(stages) if stages else pipeline.stages
-    unknown = [s for s in chosen if s not in STAGE_ORDER]
-    if unknown:
-        raise ConfigError(f"--stages: unknown stage {unknown[0]!r}; allowed: {', '.join(STAGE_ORDER)}")
-    imports = _import_stages(captions, transcripts, timeline)
+    chosen, imports = check_request(pipeline, stages, captions, transcripts, timeline)
     if ray is not None:
         connect(ray)
     with store.writer():
@@ -176,6 +172,22 @@ def ingest(
     if ctx.models_built is not None:
         report.usage = ctx.models_built.meter.by_role()
     return report
+
+
+def check_request(
+    pipeline: PipelineConfig,
+    stages: Sequence[str] | None,
+    captions: str | Path | None,
+    transcripts: str | Path | None,
+    timeline: TimelineKind,
+) -> tuple[tuple[str, ...], list[Stage]]:
+    """The stages an ingest runs and its import steps, or the ConfigError that refuses it before
+    any work; a caller that creates the store calls this first, so a refusal leaves none behind."""
+    chosen = tuple(stages) if stages else pipeline.stages
+    unknown = [s for s in chosen if s not in STAGE_ORDER]
+    if unknown:
+        raise ConfigError(f"--stages: unknown stage {unknown[0]!r}; allowed: {', '.join(STAGE_ORDER)}")
+    return chosen, _import_stages(captions, transcripts, timeline)
 
 
 def _import_stages(captions: str | Path | None, transcripts: str | Path | None, timeline: TimelineKind) -> list[Stage]:
