@@ -99,6 +99,18 @@ def train_tokenizer(vocab: int, corpus: list[str] | None = None) -> Any:
     )
 
 
+def save_checkpoint(model: Any, processor: Any, directory: Path) -> Path:
+    """Save a random Qwen VL and its processor to `directory` like a hub checkpoint, generation
+    ending at <|im_end|> and padding with <|endoftext|>. Returns `directory`."""
+    tokenizer = processor.tokenizer
+    model.generation_config.eos_token_id = tokenizer.convert_tokens_to_ids("<|im_end|>")
+    model.generation_config.pad_token_id = tokenizer.convert_tokens_to_ids("<|endoftext|>")
+    directory.mkdir(parents=True, exist_ok=True)
+    model.save_pretrained(directory)
+    processor.save_pretrained(directory)
+    return directory
+
+
 def save_random_qwen2_5_vl(directory: Path, shape: Shape = "tiny", seed: int = 0, device: str = "cpu") -> Path:
     """Build a Qwen2.5-VL of `shape` with random weights (fixed seed; bfloat16 unless tiny) and
     save it with its processor to `directory`, loadable like a hub checkpoint. Returns `directory`."""
@@ -147,9 +159,4 @@ def save_random_qwen2_5_vl(directory: Path, shape: Shape = "tiny", seed: int = 0
     torch.manual_seed(seed)
     with torch.device(device):
         model = Qwen2_5_VLForConditionalGeneration._from_config(config, dtype=dtype).eval()
-    model.generation_config.eos_token_id = ids["<|im_end|>"]
-    model.generation_config.pad_token_id = ids["<|endoftext|>"]
-    directory.mkdir(parents=True, exist_ok=True)
-    model.save_pretrained(directory)
-    processor.save_pretrained(directory)
-    return directory
+    return save_checkpoint(model, processor, directory)

@@ -13,7 +13,7 @@ from memory_stores import SINGLE_EVENT, captioned_store, late_question, offline_
 from videomem.agent.react import Agent
 from videomem.agent.tools import Memories, ToolCallError, Toolbox
 from videomem.config import AgentConfig, default_path, load_agent
-from videomem.errors import MalformedOutputError, ModelError, VideomemError
+from videomem.errors import MalformedOutputError, ModelError
 from videomem.evidence import Evidence
 from videomem.models.base import AgentState, AnswerOut, ToolCall, Usage
 from videomem.core import ClipView
@@ -267,10 +267,14 @@ def test_on_step_sees_each_step_as_it_is_recorded(events_store: Store) -> None:
     assert seen[1][0]["evidence"][0]["t_start"] == 40
 
 
-def test_the_same_option_twice_is_refused(events_store: Store) -> None:
-    agent, _ = _agent(events_store, [])
-    with pytest.raises(VideomemError, match="choices: 'Train' is given twice; each option must differ"):
-        agent.ask("Which train?", ["train", "bus", "Train"])
+def test_the_same_option_twice_is_asked_as_written_and_answered_by_letter(events_store: Store) -> None:
+    """EgoLifeQA has records whose options repeat (ID 118: Choiszt, Choiszt, Nicous, Choiszt)."""
+    agent, models = _agent(events_store, [_call("finish")])
+    answer = agent.ask("Which train?", ["train", "Train", "bus"])
+    assert models.language.answered[-1][1] == ["train", "Train", "bus"]
+    assert (answer.choice, answer.text) == ("B", "B. Train")
+    offline = Agent(events_store, offline_models(), load_agent()).ask("Who was there?", ["Choiszt", "Choiszt", "Nicous", "Choiszt"])
+    assert offline.trace[-1]["tool"] == "answer"  # asked through, not refused
 
 
 def test_caption_rag_retrieves_with_the_agents_first_query(events_store: Store) -> None:

@@ -28,6 +28,9 @@ DOORS = ["A red door is opened", "The blue door", "The lamp", "Nothing happens"]
         ("i think b", None),  # a lower-case letter in running text is no choice
         ("A red door is opened.", None),  # the article, not option A: no option reads so
         ("B or C", None),  # two letters: no guess
+        ("Both A and C", None),  # "A and": the letter, not the article; two letters
+        ("A or D", None),
+        ("A and C are wrong, so B", None),
         ("<answer>E</answer>", None),  # not among four options
         ("The red door", None),
         ("", None),

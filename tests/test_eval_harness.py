@@ -6,6 +6,7 @@ real agent is exercised end to end in test_eval_e2e.py.
 
 import json
 import threading
+from pathlib import Path
 
 import pytest
 
@@ -202,3 +203,32 @@ def test_a_backend_failure_stops_the_run_for_a_resume(bench):
         run_eval("lvbench", questions, store, runs / "telemem", show_progress=False)
     rows = (runs / "telemem" / "results.jsonl").read_text().splitlines()
     assert [json.loads(r)["id"] for r in rows] == ["1"]
+
+
+class LetterAgent(ScriptedAgent):
+    """Stand-in that always replies with the letter of a fixed option, whatever the options say."""
+
+    def ask(self, question, choices=None, until=None, video_id=None):
+        with self.lock:
+            ScriptedAgent.calls.append(question)
+        return Answer("<answer>B</answer>", None, [], [{"step": 1, "tool": "answer"}], tokens=1, seconds=0.0)
+
+
+def test_released_egolife_records_are_all_asked_and_one_bad_record_is_left_out(tmp_path, monkeypatch, caplog):
+    """The fixture copies released records (frame digits past 19, three-part targets, repeated
+    options); one record that cannot be asked is added in the middle: the run goes on."""
+    monkeypatch.setattr(react, "Agent", LetterAgent)
+    ScriptedAgent.calls = []
+    records = json.loads((Path(__file__).parent / "fixtures" / "egolifeqa_records.json").read_text(encoding="utf-8"))
+    bad = {**records[0], "ID": "9999", "query_time": {"date": "DAY2"}}
+    questions = tmp_path / "EgoLifeQA_A1_JAKE.json"
+    questions.write_text(json.dumps(records[:5] + [bad] + records[5:]), encoding="utf-8")
+    Store(tmp_path / "store", create=True).close()
+    result = run_eval("egolife", questions, tmp_path / "store", tmp_path / "run", show_progress=False)
+    assert result.answered == len(records) == result.summary.n
+    assert "record 5 (ID 9999): query_time.time: " in caplog.text and "left out" in caplog.text
+    rows = {r["id"]: r for r in map(json.loads, (tmp_path / "run" / "results.jsonl").read_text().splitlines())}
+    assert "9999" not in rows
+    # ID 118 repeats 'Choiszt' as A, B and D, answer A: the reply B is scored by its letter, wrong
+    assert (rows["118"]["prediction"], rows["118"]["correct"]) == ("B", False)
+    assert (rows["395"]["prediction"], rows["395"]["correct"]) == ("B", True)  # B repeats C's text, answer B

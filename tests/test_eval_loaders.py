@@ -1,6 +1,7 @@
 """Benchmark loaders on fixtures written in the public schemas (field for field)."""
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -8,7 +9,7 @@ from videomem.eval.egolife import load_egolife
 from videomem.eval.lvbench import load_lvbench
 from videomem.eval.questions import DatasetError
 from videomem.eval.videomme import load_videomme
-from videomem.timeline import DAY
+from videomem.timeline import DAY, parse_time
 
 
 def _egolife_record(**overrides):
@@ -144,23 +145,92 @@ def test_egolife_never_exposes_hints_to_the_question(tmp_path):
         ({"query_time": {"date": "1", "time": "11210217"}}, "query_time.date"),
         ({"query_time": {"date": "DAY1", "time": "11153417DAY1_11181201"}}, "query_time.time"),
         ({"choice_c": None}, "choice_c"),
+        ({"question": "  "}, "question"),
     ],
 )
-def test_egolife_record_that_cannot_be_asked_names_file_record_id_and_field(tmp_path, change, field):
-    path = _write(tmp_path, "bad.json", [_egolife_record(), _egolife_record(ID="2", **change)])
-    with pytest.raises(DatasetError) as info:
-        load_egolife(path)
-    message = str(info.value)
-    assert "\n" not in message
+def test_egolife_record_that_cannot_be_asked_is_left_out_with_a_warning_naming_it(tmp_path, caplog, change, field):
+    records = [_egolife_record(), _egolife_record(ID="2", **change), _egolife_record(ID="3")]
+    path = _write(tmp_path, "bad.json", records)
+    assert [q.id for q in load_egolife(path)] == ["1", "3"]  # the records after it are asked too
+    (warning,) = caplog.records
+    message = warning.getMessage()
+    assert warning.levelname == "WARNING" and "\n" not in message
     assert str(path) in message and "record 1 (ID 2)" in message and f"{field}:" in message
+    assert "left out" in message
 
 
 @pytest.mark.parametrize("field", ["question", "query_time", "answer", "ID"])
-def test_egolife_missing_field(tmp_path, field):
+def test_egolife_file_none_of_whose_records_can_be_asked_is_an_error(tmp_path, field):
     record = _egolife_record()
     del record[field]
-    with pytest.raises(DatasetError, match=rf"record 0.*: {field}: missing"):
-        load_egolife(_write(tmp_path, "bad.json", [record]))
+    with pytest.raises(DatasetError, match=rf"none of the 2 records can be asked; the first: .*record 0.*: {field}: missing"):
+        load_egolife(_write(tmp_path, "bad.json", [record, record]))
+
+
+RELEASED_RECORDS = Path(__file__).parent / "fixtures" / "egolifeqa_records.json"
+"""Single records copied unchanged from the release's EgoLifeQA_A1_JAKE_DAYn.json files: frame
+digits of 20 and more (187, 213, 335, 399, 423, 456, 459–467, 495), a two-part range (228),
+time_list (189, 192, 245, 495), three-part targets (338, 482; 482 spans DAY4 to DAY6) and
+repeated options (118, 324, 373, 395)."""
+RELEASE = Path(__file__).resolve().parents[2] / "shared" / "data" / "egolife" / "EgoLifeQA"
+"""The release's EgoLifeQA files, beside the repository (../shared/data/egolife)."""
+
+
+def _worldmm_order(date, code):
+    """How WorldMM's EgoLife evaluation compares two times: the digits of day and HHMMSSFF as one number."""
+    return int(date.replace("DAY", "") + code.zfill(8))
+
+
+def test_egolife_released_records_all_load_with_their_targets(caplog):
+    questions = {q.id: q for q in load_egolife(RELEASED_RECORDS)}
+    records = {r["ID"]: r for r in json.loads(RELEASED_RECORDS.read_text(encoding="utf-8"))}
+    assert not caplog.records and questions.keys() == records.keys()
+    assert all(q.targets for q in questions.values())
+
+    # frame digits 20-99 stay inside their second: 21044820 .. 21044827 (IDs 459-467), 16202750 (187)
+    for qid in ("459", "460", "461", "467"):
+        assert _t(21, 4, 48, day=6) + 19 / 20 < questions[qid].until < _t(21, 4, 49, day=6)
+    assert questions["459"].until == questions["460"].until < questions["461"].until < questions["467"].until
+    assert _t(16, 20, 27, 19, day=3) < questions["187"].until < _t(16, 20, 28, day=3)
+    assert _t(16, 55, 32, 19, day=3) < questions["213"].targets[0][0] < _t(16, 55, 33, day=3)  # a target too
+
+    assert _flat(questions["228"].targets) == pytest.approx([_t(16, 35, 49, 13, day=3), _t(16, 40, 17, 0, day=3)])
+    # three-part targets are the moments they list (482: "How many times has Shure played the guitar?")
+    assert _flat(questions["482"].targets) == pytest.approx(
+        [t for t in (_t(17, 4, 49, 17, day=4), _t(20, 59, 38, 13, day=4), _t(19, 48, 38, 7, day=6)) for _ in "se"]
+    )
+    assert len(questions["338"].targets) == 3
+    assert len(questions["189"].targets) == 3
+
+    # repeated options are kept as written, so a reply is scored by its letter
+    assert questions["118"].choices == ("Choiszt", "Choiszt", "Nicous", "Choiszt") and questions["118"].answer == "A"
+    assert questions["395"].answer_text == "This afternoon" and questions["395"].answer == "B"
+
+
+def test_egolife_released_times_order_as_worldmm_compares_them():
+    """Every query and target time of the fixture records, ordered as seconds, orders as
+    WorldMM's evaluation orders their digits (equal digits give equal seconds)."""
+    records = json.loads(RELEASED_RECORDS.read_text(encoding="utf-8"))
+    times = {(r["query_time"]["date"], r["query_time"]["time"]) for r in records}
+    times |= {(r["target_time"]["date"], code) for r in records for code in r["target_time"].get("time_list", [])}
+    times |= {(r["target_time"]["date"], r["target_time"]["time"]) for r in records if len(r["target_time"].get("time", "")) == 8}
+    assert any(int(code[6:]) >= 20 for _, code in times)
+    seconds = {t: parse_time(f"{t[0]} {t[1]}") for t in times}
+    for a in times:
+        for b in times:
+            assert (seconds[a] < seconds[b]) == (_worldmm_order(*a) < _worldmm_order(*b)), (a, b)
+
+
+@pytest.mark.skipif(not RELEASE.is_dir(), reason=f"the EgoLife release files are not at {RELEASE}")
+def test_every_record_of_the_released_egolifeqa_files_loads(caplog):
+    files = sorted(RELEASE.glob("EgoLifeQA_*.json"))
+    assert files
+    for path in files:
+        records = json.loads(path.read_text(encoding="utf-8"))
+        questions = load_egolife(path)
+        assert [q.id for q in questions] == [str(r["ID"]) for r in records], path
+        assert all(q.targets and q.until is not None for q in questions), path
+    assert not caplog.records
 
 
 LVBENCH_LINES = [
@@ -208,14 +278,40 @@ def test_lvbench_options_tags_and_time_reference(tmp_path):
 
 
 @pytest.mark.parametrize(
+    "reference,targets",
+    [
+        ("00:15-00:19", ((15.0, 19.0),)),  # MM:SS
+        ("1:02:03-1:02:40", ((3723.0, 3760.0),)),  # H:MM:SS past the hour
+        ("01:02:03-01:02:40", ((3723.0, 3760.0),)),  # HH:MM:SS
+        ("59:30-1:00:10", ((3570.0, 3610.0),)),  # across the hour, each end in its own form
+        ("00:15 - 00:19", ((15.0, 19.0),)),
+        ("00:15–00:19", ((15.0, 19.0),)),
+        ("00:15-00:19, 12:00-12:30", ((15.0, 19.0), (720.0, 750.0))),  # several ranges
+        ("00:15-00:19;12:00-12:30", ((15.0, 19.0), (720.0, 750.0))),
+        (["00:15-00:19", "12:00-12:30"], ((15.0, 19.0), (720.0, 750.0))),
+        ("12:05", ((725.0, 725.0),)),  # one moment
+        ("", ()),  # no span (summaries)
+        (None, ()),
+    ],
+)
+def test_lvbench_every_form_of_time_reference(tmp_path, reference, targets):
+    lines = json.loads(json.dumps(LVBENCH_LINES))
+    lines[0]["qa"][0]["time_reference"] = reference
+    (question, _) = load_lvbench(_write_jsonl(tmp_path, lines))
+    assert question.targets == targets
+
+
+@pytest.mark.parametrize(
     "change,field",
     [
         ({"question": "No options here?"}, "question"),
         ({"question": "Q?\n(A) x\n(C) y"}, "question"),
         ({"answer": "E"}, "answer"),
         ({"question_type": []}, "question_type"),
-        ({"time_reference": "00:15 to 00:19"}, "time_reference"),
+        ({"time_reference": "00:15 until 00:19"}, "time_reference"),
         ({"time_reference": "00:19-00:15"}, "time_reference"),
+        ({"time_reference": "00:15-00:19, 01:61-01:70"}, "time_reference"),
+        ({"time_reference": 15}, "time_reference"),
     ],
 )
 def test_lvbench_malformed_record_names_file_record_and_field(tmp_path, change, field):
@@ -298,7 +394,7 @@ def test_videomme_parquet_as_released(tmp_path):
     assert from_parquet == from_json and [q.id for q in load_videomme(path)] == ["601-2"]
     assert from_parquet[1].record == {
         "video_id": "601", "duration": "long", "domain": "Sports Competition", "sub_category": "Football",
-        "options": VIDEOMME_ROWS[1]["options"],
+        "url": VIDEOMME_ROWS[1]["url"], "options": VIDEOMME_ROWS[1]["options"],
     }
     rows = json.loads(json.dumps(VIDEOMME_ROWS))
     rows[1]["options"][2] = "Substitution"

@@ -67,6 +67,22 @@ def test_missing_path(run_cli, tmp_path: Path) -> None:
     assert not (tmp_path / "s").exists()  # nothing to ingest: no empty store left behind
 
 
+def test_an_ingest_refused_before_any_work_leaves_no_store(run_cli, tmp_path: Path, short_video: Path) -> None:
+    video = tmp_path / "DAY1_A1_JAKE_11000000.mp4"
+    video.write_bytes(short_video.read_bytes())
+    (tmp_path / "captions" / "DAY1").mkdir(parents=True)  # an EgoLifeCap folder without .srt files
+    (tmp_path / "captions" / "DAY1" / "notes.txt").write_text("not a caption file\n")
+    refused = [
+        ("--captions", tmp_path / "captions", "--timeline", "egolife"),
+        ("--captions", tmp_path / "captions"),  # EgoLifeCap needs --timeline egolife
+        ("--stages", "sample,sharpen", "--timeline", "egolife"),
+    ]
+    for n, options in enumerate(refused):
+        result = run_cli("ingest", video, "--store", tmp_path / f"s{n}", *options)
+        assert result.code != 0 and "Traceback" not in result.output, result.output
+        assert not (tmp_path / f"s{n}").exists(), options
+
+
 def test_text_file_named_mp4(run_cli, tmp_path: Path) -> None:
     fake = tmp_path / "notes.mp4"
     fake.write_text("shopping list: eggs, milk\n" * 20)

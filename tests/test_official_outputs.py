@@ -226,24 +226,37 @@ def test_videomme_answer_layout_agrees_with_the_report(tmp_path, stand_in):
     run_eval("videomme", parquet, store, tmp_path / "run", show_progress=False)
 
     records = json.loads((tmp_path / "run" / "videomme_answers.json").read_text())
-    assert [(r["video_id"], r["duration_category"], r["video_category"], r["video_subcategory"], r["missing"])
-            for r in records] == [("601", "long", "Sports Competition", "Football", False),
-                                  ("602", "long", "Knowledge", "Astronomy", True)]
-    assert records[0]["questions"][0]["choices"] == ["A. One.", "B. Two.", "C. Three.", "D. Four."]
+    assert [(r["video_id"], r["videoID"], r["missing"]) for r in records] == [("601", "LongA", False), ("602", "LongB", True)]
+    assert records[0]["questions"][0]["options"] == ["A. One.", "B. Two.", "C. Three.", "D. Four."]
     assert [q["response"] for r in records for q in r["questions"]] == ["A", "", "C", "", "", ""]
 
+    # The reads of the eval_your_results.py that Video-MME's README links today (written here
+    # from its documented layout): videos filtered by `duration`, `missing` skipped with
+    # skip_missing, counted per `domain` and `sub_category`; per question `task_type`,
+    # `answer`, `response`, with `options` beside them.
+    long = [r for r in records if r["duration"] == "long"]
+    assert len(long) == 2
     correct = answered = 0
     by_task = defaultdict(lambda: [0, 0])
-    for record in records:
+    by_domain = defaultdict(lambda: [0, 0])
+    for record in long:
+        if record["missing"]:
+            continue
+        assert (record["domain"], record["sub_category"]) == ("Sports Competition", "Football")
         for q in record["questions"]:
+            assert len(q["options"]) == 4 and q["options"][0].startswith("A. ")
             letter = _extract(q["response"])
             if letter:
                 answered += 1
                 correct += letter == q["answer"]
                 by_task[q["task_type"]][0] += letter == q["answer"]
                 by_task[q["task_type"]][1] += 1
+                by_domain[record["domain"]][0] += letter == q["answer"]
+                by_domain[record["domain"]][1] += 1
+    assert by_domain == {"Sports Competition": [1, 2]}
     assert (correct, answered) == (1, 2)
     report = (tmp_path / "run" / "report.md").read_text()
     assert f"{100 * correct / answered:.1f} ({correct}/{answered} answered; 1 left out)" in report
     assert all(f"| {t} | {100 * c / n:.1f} | {c} / {n} |" in report for t, (c, n) in by_task.items())
     assert _report_numbers(report)["accuracy"] == _pct(1, 3)  # the report counts the unnamed reply wrong
+    assert "Answered: 3 of the file's 6 questions, on 1 of its 2 videos" in report

@@ -35,7 +35,7 @@ def test_parse_time(text: str, seconds: float) -> None:
     assert parse_time(text) == pytest.approx(seconds)
 
 
-@pytest.mark.parametrize("bad", ["", "noon", "1:2:3:4", "DAY0 10:00:00", "12:61:00", "11094220", "-5", "25999999"])
+@pytest.mark.parametrize("bad", ["", "noon", "1:2:3:4", "DAY0 10:00:00", "12:61:00", "11096020", "-5", "25999999"])
 def test_parse_time_rejects(bad: str) -> None:
     with pytest.raises(TimeFormatError):
         parse_time(bad)
@@ -56,6 +56,17 @@ def test_egolife_file_names() -> None:
     with pytest.raises(TimeFormatError, match="not an EgoLife file name"):
         egolife_start("holiday.mp4")
     assert egolife_code_to_seconds("00000019") == pytest.approx(19 / 20)
+
+
+def test_frame_digits_past_the_last_frame_stay_in_their_second_in_order() -> None:
+    """EgoLifeQA writes FF up to 55 (12002750, 21044820…21044827): read after frame 19, in order,
+    before the next second, and written back inside that second."""
+    seconds = [egolife_code_to_seconds(f"120027{ff:02d}", 3) for ff in range(100)]
+    assert all(a < b for a, b in zip(seconds, seconds[1:]))
+    assert seconds[19] == pytest.approx(2 * DAY + 12 * 3600 + 27 + 19 / 20)
+    assert seconds[99] < egolife_code_to_seconds("12002800", 3)
+    assert format_egolife(seconds[99]) == ("DAY3", "12002719")
+    assert parse_time("DAY3_12002750") == seconds[50]
 
 
 @pytest.mark.parametrize(

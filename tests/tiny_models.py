@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
-from random_weights import CHAT_TEMPLATE, SPECIAL_TOKENS, train_tokenizer
+from random_weights import CHAT_TEMPLATE, SPECIAL_TOKENS, save_checkpoint, train_tokenizer
 
 TINY_CLIP_ARCH = "videomem-tiny-clip"
 TINY_CLIP = {
@@ -19,18 +20,21 @@ TINY_CLIP = {
 }
 
 
-def build_tiny_clip(directory: Path, seed: int = 0) -> Path:
+def build_tiny_clip(directory: Path, seed: int = 0, quick_gelu: bool = False) -> Path:
     """Register the tiny open_clip architecture `TINY_CLIP_ARCH` (its config in `directory`)
-    and save random weights for it there; returns the weights file (open_clip's `pretrained`)."""
+    and save random weights for it there; returns the weights file (open_clip's `pretrained`).
+    `quick_gelu`: the architecture `TINY_CLIP_ARCH-quickgelu` instead, with OpenAI CLIP's
+    QuickGELU activation, as open_clip names such configs."""
     import open_clip
     import torch
 
+    arch = TINY_CLIP_ARCH + ("-quickgelu" if quick_gelu else "")
     directory.mkdir(parents=True, exist_ok=True)
-    (directory / f"{TINY_CLIP_ARCH}.json").write_text(json.dumps(TINY_CLIP))
+    (directory / f"{arch}.json").write_text(json.dumps(TINY_CLIP | ({"quick_gelu": True} if quick_gelu else {})))
     open_clip.add_model_config(directory)
     torch.manual_seed(seed)
-    model = open_clip.create_model(TINY_CLIP_ARCH, pretrained=None)
-    path = directory / f"tiny-clip-seed{seed}.pt"
+    model = open_clip.create_model(arch, pretrained=None)
+    path = directory / f"{arch.removeprefix('videomem-')}-seed{seed}.pt"
     torch.save(model.state_dict(), path)
     return path
 
@@ -139,9 +143,10 @@ def _whisper_tokenizer():
     )
 
 
-def build_tiny_whisper(directory: Path, seed: int = 0) -> Path:
+def build_tiny_whisper(directory: Path, seed: int = 0, init_std: float = 0.02) -> Path:
     """Save a tiny English-only Whisper (tokenizer, feature extractor, random weights) to
-    `directory`, loadable by the transformers ASR pipeline like a hub checkpoint."""
+    `directory`, loadable by the transformers ASR pipeline like a hub checkpoint. With weights
+    drawn wider than the usual `init_std` it writes text tokens, not only timestamps."""
     import torch
     from transformers import (
         GenerationConfig,
@@ -171,6 +176,7 @@ def build_tiny_whisper(directory: Path, seed: int = 0) -> Path:
         pad_token_id=eot,
         suppress_tokens=[],
         begin_suppress_tokens=[eot],
+        init_std=init_std,
     )
     torch.manual_seed(seed)
     model = WhisperForConditionalGeneration(config).eval()
@@ -201,3 +207,83 @@ def convert_to_ctranslate2(whisper_dir: Path, directory: Path) -> Path:
         str(whisper_dir), copy_files=["tokenizer.json", "preprocessor_config.json"]
     )
     return Path(converter.convert(str(directory), quantization="float32", force=True))
+
+
+QWEN3_PATCH = 16
+"""Qwen3-VL's patch side; Qwen2.5-VL's is PATCH (14). Either way a square frame becomes a 4 × 4
+patch grid, merged 2 × 2 into 4 image tokens."""
+
+CONTRACT_TEXT = {
+    "hidden_size": 32,
+    "intermediate_size": 64,
+    "num_hidden_layers": 2,
+    "num_attention_heads": 2,
+    "num_key_value_heads": 1,
+    "head_dim": 16,
+    "max_position_embeddings": 1024,
+    "initializer_range": 0.5,
+}
+"""The language model of the contract-test VLMs. Weights drawn with std 0.5 and untied
+embeddings: with the usual 0.02 and tied embeddings a random model repeats the prompt's last
+token whatever came before it, so a padding or position error could not change what it writes."""
+
+
+def _save_qwen_vl(
+    directory: Path, seed: int, family: str, patch: int, rope: dict[str, Any], vision: dict[str, Any]
+) -> Path:
+    """A tiny Qwen VL of `family` ("Qwen2_5_VL" or "Qwen3VL": its config, model and processor
+    classes) with random weights and the byte-level tokenizer, saved like a hub checkpoint."""
+    import torch
+    import transformers
+    from transformers import Qwen2VLImageProcessor
+
+    tokenizer = train_tokenizer(600)  # on the prompt files: prompts tokenise to realistic lengths
+    ids = {token: tokenizer.convert_tokens_to_ids(token) for token in SPECIAL_TOKENS}
+    side = patch * MERGE * 2
+    video_processor = "Qwen3VLVideoProcessor" if family == "Qwen3VL" else "Qwen2VLVideoProcessor"
+    processor = getattr(transformers, f"{family}Processor")(
+        image_processor=Qwen2VLImageProcessor(
+            min_pixels=side * side, max_pixels=side * side, patch_size=patch, merge_size=MERGE
+        ),
+        tokenizer=tokenizer,
+        video_processor=getattr(transformers, video_processor)(),
+        chat_template=CHAT_TEMPLATE,
+    )
+    config = getattr(transformers, f"{family}Config")(
+        text_config=CONTRACT_TEXT | {
+            "vocab_size": len(tokenizer),
+            "rope_parameters": rope,
+            "bos_token_id": ids["<|endoftext|>"],
+            "eos_token_id": ids["<|im_end|>"],
+            "pad_token_id": ids["<|endoftext|>"],
+            "tie_word_embeddings": False,
+        },
+        vision_config={
+            "depth": 2, "hidden_size": 32, "intermediate_size": 64, "num_heads": 2, "out_hidden_size": 32,
+            "patch_size": patch, "spatial_merge_size": MERGE, "temporal_patch_size": 2,
+        } | vision,
+        image_token_id=ids["<|image_pad|>"],
+        video_token_id=ids["<|video_pad|>"],
+        vision_start_token_id=ids["<|vision_start|>"],
+        vision_end_token_id=ids["<|vision_end|>"],
+        tie_word_embeddings=False,
+    )
+    torch.manual_seed(seed)
+    model = getattr(transformers, f"{family}ForConditionalGeneration")(config).eval()
+    return save_checkpoint(model, processor, directory)
+
+
+def build_tiny_qwen2_5_vl(directory: Path, seed: int = 0) -> Path:
+    """A tiny Qwen2.5-VL: windowed vision attention with one full-attention block, multimodal
+    rotary sections."""
+    rope = {"rope_type": "default", "rope_theta": 1000000.0, "mrope_section": [4, 2, 2]}
+    vision = {"window_size": 56, "fullatt_block_indexes": [1], "hidden_act": "silu"}
+    return _save_qwen_vl(directory, seed, "Qwen2_5_VL", PATCH, rope, vision)
+
+
+def build_tiny_qwen3_vl(directory: Path, seed: int = 0) -> Path:
+    """A tiny Qwen3-VL: interleaved multimodal rotary sections, learned vision position
+    embeddings and a deepstack layer feeding vision features into the language model."""
+    rope = {"rope_type": "default", "rope_theta": 5000000.0, "mrope_section": [4, 2, 2], "mrope_interleaved": True}
+    vision = {"num_position_embeddings": 64, "deepstack_visual_indexes": [1]}
+    return _save_qwen_vl(directory, seed, "Qwen3VL", QWEN3_PATCH, rope, vision)

@@ -12,7 +12,8 @@ A reply chose an option when, in this order:
 3. it names a letter explicitly: the reply is only a letter ("B", "(b)", "C."), or a letter
    follows "answer", "option" or "choice" ("Answer: b", "the answer is (C)");
 4. exactly one of the options' capital letters stands alone in it ("B. the train", "I pick C");
-   "A" followed by a lower-case word is the article ("A red door is opened."), not option A;
+   "A" followed by a lower-case word is the article ("A red door is opened."), not option A,
+   unless that word is "and", "or" or "nor" ("Both A and C" names two options: none);
 5. it holds the text of exactly one option, not counting an option that is part of a longer one
    it also holds ("It was the red door, I think.").
 
@@ -32,7 +33,7 @@ _LABEL = re.compile(r"^\s*\(?([A-Ha-h])[).:]\s+")
 _ONLY_LETTER = re.compile(r"^\W*([A-Ha-h])\W*$")
 _CUED = re.compile(r"\b(?:answer|option|choice)\b(?:\s+is)?\s*[:=\-]?\s*\(?([A-Ha-h])\)?(?![A-Za-z0-9'’\-])", re.IGNORECASE)
 _STANDALONE = re.compile(r"(?<![A-Za-z0-9'’\-])([A-H])(?![A-Za-z0-9'’\-])")
-_ARTICLE = re.compile(r"[ \t]+[a-z]")
+_ARTICLE = re.compile(r"[ \t]+(?!(?:and|or|nor)\b)[a-z]")
 _EDGES = " \t\n\"'“”‘’`.,;:!?()[]"
 MIN_ECHO = 3
 """Characters an option's text needs before it is looked for inside a longer reply."""

@@ -88,7 +88,7 @@ def ingest(
     """Build (or resume) a store: sample clips and frames, caption them, extract objects, build
     episodic memory, embed visual segments."""
     from videomem.pipeline.ray_runner import RayOptions, connect
-    from videomem.pipeline.runner import discover_sources
+    from videomem.pipeline.runner import check_request, discover_sources
     from videomem.pipeline.runner import ingest as run_ingest
     from videomem.store import Store
 
@@ -98,6 +98,7 @@ def ingest(
         raise VideomemError("--ray-actors: sizes the actor pools of a Ray ingest; add --ray")
     cfg = load_pipeline(pipeline)
     chosen = [s.strip() for s in stages.split(",") if s.strip()] if stages else None
+    check_request(cfg, chosen, captions, transcripts, timeline)  # a refused ingest leaves no empty store behind
     sources, missing = discover_sources(paths, timeline)
     if not sources:  # nothing to ingest: leave no empty store behind
         _print_failures(missing)
@@ -400,12 +401,23 @@ def eval_(
     models: ModelsOpt = None,
     jobs: Annotated[int, typer.Option("--jobs", min=1, help="Questions answered at once (threads).")] = 1,
     limit: Annotated[Optional[int], typer.Option("--limit", min=1, help="Only the first N questions.")] = None,
+    retrieval: Annotated[
+        bool,
+        typer.Option(
+            "--retrieval",
+            help="Score each memory's retrieval (and caption RAG's) against the targets instead of answering: "
+            "recall@k and tIoU@k per memory and scale, no answering model.",
+        ),
+    ] = False,
 ) -> None:
     """Answer a benchmark's questions from a store: results.jsonl, report.md, plots and the
     benchmark's own output files (resumable)."""
     from videomem.config import load_agent
     from videomem.eval.harness import run_eval, run_side_by_side
 
+    if retrieval:
+        _eval_retrieval(benchmark, questions, store, out_dir, agent, models, limit)
+        return
     if agent and len(agent) > 1:
         target = out_dir or Path("runs") / f"{benchmark}-compare"
         _, summaries = run_side_by_side(
@@ -435,6 +447,29 @@ def eval_(
     typer.echo(f"report: {result.out_dir / 'report.md'}")
     if s.n == 0:
         raise VideomemError(f"no question was answered ({len(result.skipped)} skipped): nothing was measured")
+
+
+def _eval_retrieval(
+    benchmark: str, questions: Path, store: Path, out_dir: Path | None, agent: list[Path] | None, models: Path | None,
+    limit: int | None,
+) -> None:
+    from videomem.eval.harness import load_questions
+    from videomem.eval.retrieval import KS, run_retrieval
+
+    if agent and len(agent) > 1:
+        raise VideomemError("--retrieval: give one --agent (its memory settings are used), not several")
+    asked = load_questions(benchmark, questions)[:limit]
+    target = out_dir or Path("runs") / f"{benchmark}-retrieval"
+    report = run_retrieval(asked, store, target, agent_path=agent[0] if agent else None, models_path=models)
+    for row in report.rows:
+        recall = ", ".join(f"R@{k} {row.recall[k]:.3f}" for k in KS)
+        tiou = ", ".join(f"tIoU@{k} {100 * row.tiou[k]:.2f}%" for k in KS)
+        typer.echo(f"{row.label}: {recall}; {tiou} ({row.questions} questions)")
+    for name, why in report.not_measured.items():
+        typer.echo(f"not measured: {name} ({why})", err=True)
+    typer.echo(f"report: {target / 'report.md'}")
+    if not report.asked:
+        raise VideomemError("no question with a target could be asked: nothing was measured")
 
 
 TokenOpt = Annotated[

@@ -9,6 +9,7 @@ allowed, instead of surfacing as a KeyError deep inside a stage.
 from __future__ import annotations
 
 from importlib import resources
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar
 
@@ -28,6 +29,15 @@ DEFAULT_PROFILES: dict[str, str] = {"pipelines": "default", "models": "offline",
 
 STAGE_ORDER = ("sample", "transcribe", "caption", "objects", "episodic", "semantic", "visual")
 """Stages that exist, in the order `ingest` runs them. A pipeline lists a subset."""
+
+
+def check_stages(stages: Sequence[str]) -> tuple[str, ...]:
+    """`stages` as given; ValueError naming the first one that does not exist (the one check of
+    stage names: pipeline profiles, `ingest --stages`, the server's ingest requests)."""
+    unknown = [s for s in stages if s not in STAGE_ORDER]
+    if unknown:
+        raise ValueError(f"unknown stage {unknown[0]!r}; allowed: {', '.join(STAGE_ORDER)}")
+    return tuple(stages)
 
 
 class _Strict(BaseModel):
@@ -88,9 +98,7 @@ class PipelineConfig(_Strict):
     @field_validator("stages")
     @classmethod
     def _known_stages(cls, stages: tuple[str, ...]) -> tuple[str, ...]:
-        unknown = [s for s in stages if s not in STAGE_ORDER]
-        if unknown:
-            raise ValueError(f"unknown stage {unknown[0]!r}; allowed: {', '.join(STAGE_ORDER)}")
+        check_stages(stages)
         if len(set(stages)) != len(stages):
             raise ValueError("a stage is listed twice")
         return tuple(s for s in STAGE_ORDER if s in stages)

@@ -17,6 +17,7 @@ from videomem.errors import TimeFormatError
 
 DAY = 86400.0
 EGOLIFE_FPS = 20
+_FRAME_DIGITS = 100
 TimelineKind = Literal["single", "egolife"]
 UNTIL_SLACK = 1e-6
 """Query-time rule: a memory is usable only if it was fully recorded by `until`, that is
@@ -32,16 +33,31 @@ _RANGE_IN_TEXT = re.compile(rf"({_TIME_IN_TEXT})\s*s?\s*(?:-|–|—|to)\s*({_TI
 
 
 def egolife_code_to_seconds(code: str, day: int = 1) -> float:
-    """EgoLife 'HHMMSSFF' (FF = frame at 20 fps) on day `day` → corpus seconds."""
+    """EgoLife 'HHMMSSFF' (FF = frame at 20 fps) on day `day` → corpus seconds.
+
+    The EgoLifeQA release also writes frame digits 20–99 (query times 21044820, 21044821, …
+    for questions asked in that order). They are read inside their second, after its last
+    frame and in their order (`frame_offset`), so times compare as their digits do — as
+    WorldMM's evaluation compares them — and never spill into the next second.
+    """
     m = _HHMMSSFF.match(code.strip())
     if not m:
         raise TimeFormatError(f"{code!r} is not an EgoLife HHMMSSFF time")
     hh, mm, ss, ff = (int(g) for g in m.groups())
-    if hh > 23 or mm > 59 or ss > 59 or ff >= EGOLIFE_FPS:
-        raise TimeFormatError(f"{code!r} is out of range for HHMMSSFF (FF < {EGOLIFE_FPS})")
+    if hh > 23 or mm > 59 or ss > 59:
+        raise TimeFormatError(f"{code!r} is out of range for HHMMSSFF")
     if day < 1:
         raise TimeFormatError(f"day {day} is out of range (days start at DAY1)")
-    return (day - 1) * DAY + hh * 3600 + mm * 60 + ss + ff / EGOLIFE_FPS
+    return (day - 1) * DAY + hh * 3600 + mm * 60 + ss + frame_offset(ff)
+
+
+def frame_offset(ff: int) -> float:
+    """Seconds into its second of frame digits 0–99: frame ff at 20 fps below 20; from 20 on,
+    evenly between the last frame (19/20 s) and the next second, which 99 stays short of."""
+    if ff < EGOLIFE_FPS:
+        return ff / EGOLIFE_FPS
+    past = (ff - EGOLIFE_FPS + 1) / (_FRAME_DIGITS - EGOLIFE_FPS + 1)
+    return (EGOLIFE_FPS - 1 + past) / EGOLIFE_FPS
 
 
 def _clock_to_seconds(text: str) -> float:
@@ -138,7 +154,9 @@ def format_egolife(seconds: float) -> tuple[str, str]:
     """Seconds → ("DAYn", "HHMMSSFF") as EgoLifeQA writes query times."""
     day = int(seconds // DAY)
     rest = seconds - day * DAY
-    frames = int(round(rest * EGOLIFE_FPS))
+    # The nearest frame, but never one of the next second (a time read from frame digits
+    # past 19 lies closer to it).
+    frames = min(int(round(rest * EGOLIFE_FPS)), int(rest + UNTIL_SLACK) * EGOLIFE_FPS + EGOLIFE_FPS - 1)
     hh, rem = divmod(frames, 3600 * EGOLIFE_FPS)
     mm, rem = divmod(rem, 60 * EGOLIFE_FPS)
     ss, ff = divmod(rem, EGOLIFE_FPS)

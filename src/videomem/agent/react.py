@@ -107,9 +107,6 @@ class Agent:
             raise VideomemError("the question is empty")
         if choices is not None and not 2 <= len(choices) <= MAX_OPTIONS:
             raise VideomemError(f"choices: give 2 to {MAX_OPTIONS} options, got {len(choices)}")
-        twice = [c for n, c in enumerate(choices or []) if c.strip().casefold() in {d.strip().casefold() for d in choices[:n]}]
-        if twice:
-            raise VideomemError(f"choices: {twice[0]!r} is given twice; each option must differ")
         require_video(self.store, video_id)
         meter = _Meter(self.models)
         toolbox = Toolbox(

@@ -7,24 +7,32 @@ A record (public schema; `*_chinese` twins and `identity` may also appear):
      "answer": "B", "target_time": {"date": "DAY1", "time": "11152408"},
      "keywords": "use screwdriver", "reason": "Saw Alice tightening screws with a screwdriver"}
 
-`target_time` comes in the release's three forms (read as WorldMM's EgoLife evaluation reads them):
+`target_time` comes in the release's four forms:
 
 * `{"date": "DAY1", "time": "11152408"}` — one moment, HHMMSSFF on `date`;
 * `{"date": "DAY1", "time": "11153417DAY1_11181201"}` — a range: START on `date`, then
-  `DAYn_` and END on day n;
+  `DAYn_` and END on day n (which may be a later day: the range spans the days between);
+* `{"date": "DAY4", "time": "17044917DAY4_20593813DAY6_19483807"}` — three times chained the
+  same way: the moments of something that happened three times ("How many times has Shure
+  played the guitar?"), read as three moments (WorldMM's evaluation drops these targets);
 * `{"date": "DAY1", "time_list": ["11153417", "11181201"]}` — several moments on `date`.
 
 A range is kept as (start, end); a moment as (t, t), which the harness scores against the
 stored clip that contains it (`eval/targets.py`). Times written with fewer than eight digits
-(an hour below 10 that lost its leading zero) are zero-padded, as WorldMM pads them.
+(an hour below 10 that lost its leading zero) are zero-padded, as WorldMM pads them; frame
+digits 20–99 are read inside their second (`timeline.egolife_code_to_seconds`).
+
+Options are asked as written, a repeated one too (the release has `Choiszt` as A, B and D):
+the reply is scored by its letter.
 
 Every question is asked with until = query_time: the agent may use only what was recorded
 before it. `keywords`, `reason`, `answer` and `target_time` never reach the agent.
 
-A record without an ID, question, four choices, answer letter or query time cannot be asked:
-it is an error naming the file, the record and its ID. A record whose `type` or `target_time`
-cannot be read is still asked and scored for accuracy — without tIoU when the target is the
-problem — and a one-line warning names its ID.
+A record without an ID, question, four choices, answer letter or readable query time cannot
+be asked: it is left out with a one-line warning naming the file, the record, its ID and the
+field, and the other records are asked (a file none of whose records can be asked is an
+error). A record whose `type` or `target_time` cannot be read is still asked and scored for
+accuracy — without tIoU when the target is the problem — and a one-line warning names its ID.
 """
 
 from __future__ import annotations
@@ -34,7 +42,7 @@ import re
 from pathlib import Path
 
 from videomem.errors import TimeFormatError
-from videomem.eval.questions import Question, answer_letter, read_json, record_error, require
+from videomem.eval.questions import DatasetError, Question, answer_letter, read_json, record_error, require
 from videomem.timeline import egolife_code_to_seconds
 
 TYPES = ("EntityLog", "EventRecall", "HabitInsight", "RelationMap", "TaskMaster")
@@ -45,7 +53,8 @@ log = logging.getLogger(__name__)
 
 _DATE = re.compile(r"^DAY(\d+)$", re.IGNORECASE)
 _CODE = re.compile(r"^\d{1,8}$")
-_RANGE = re.compile(r"^(\d{1,8})DAY(\d+)_(\d{1,8})$", re.IGNORECASE)
+_CHAIN = re.compile(r"^(\d{1,8})((?:DAY\d+_\d{1,8})+)$", re.IGNORECASE)
+_LINK = re.compile(r"DAY(\d+)_(\d{1,8})", re.IGNORECASE)
 
 
 def load_egolife(path: str | Path) -> list[Question]:
@@ -53,7 +62,16 @@ def load_egolife(path: str | Path) -> list[Question]:
     data = read_json(path)
     if not isinstance(data, list):
         raise record_error(path, 0, "(file)", f"expected a JSON list of questions, got {type(data).__name__}")
-    return [_question(record, path, index) for index, record in enumerate(data)]
+    questions, refused = [], []
+    for index, record in enumerate(data):
+        try:
+            questions.append(_question(record, path, index))
+        except DatasetError as exc:
+            log.warning("%s; this record is left out", exc)
+            refused.append(str(exc))
+    if refused and not questions:
+        raise DatasetError(f"none of the {len(data)} records can be asked; the first: {refused[0]}")
+    return questions
 
 
 def _question(record: object, path: Path, index: int) -> Question:
@@ -62,6 +80,8 @@ def _question(record: object, path: Path, index: int) -> Question:
     query = require(record, "query_time", dict, path, where)
     until = _query_time(query, path, where)
     text = require(record, "question", str, path, where)
+    if not text.strip():
+        raise record_error(path, where, "question", "empty")
     choices = tuple(require(record, f"choice_{c}", (str, int, float), path, where) for c in "abcd")
     answer = answer_letter(require(record, "answer", str, path, where), 4, path, where)
     kind = record.get("type")
@@ -99,10 +119,14 @@ def target_spans(value: object) -> tuple[tuple[float, float], ...]:
         return tuple((t, t) for t in moments)
     time = value.get("time")
     text = str(time).strip() if isinstance(time, (str, int)) and not isinstance(time, bool) else None
-    span = _RANGE.match(text) if text else None
-    if span:
-        start = _time(span.group(1), day, "time")
-        end = _time(span.group(3), _day(f"DAY{span.group(2)}", "time"), "time")
+    chain = _CHAIN.match(text) if text else None
+    if chain:
+        links = _LINK.findall(chain.group(2))
+        points = [_time(chain.group(1), day, "time")]
+        points += [_time(code, _day(f"DAY{n}", "time"), "time") for n, code in links]
+        if len(points) > 2:
+            return tuple((t, t) for t in points)
+        start, end = points
         if end < start:
             raise ValueError(f"time: the range {text!r} ends before it starts")
         return ((start, end),)

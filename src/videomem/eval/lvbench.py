@@ -6,8 +6,9 @@ A line (public schema; extra fields such as `video_info` are ignored):
      "answer": "D", "question_type": ["key information retrieval"], "time_reference": "00:15-00:19"}]}
 
 The options live inside the question after "\\n(A) ". `question_type` is a list: a question
-counts once for each of its tags. `time_reference` is "MM:SS-MM:SS" (HH:MM:SS for long
-videos); several ranges may be separated by commas. A store holds the videos keyed by `key`.
+counts once for each of its tags. `time_reference` is "MM:SS-MM:SS" (H:MM:SS or HH:MM:SS past
+the hour), empty where the question has no span; `_ranges` lists every form read. A store
+holds the videos keyed by `key`.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from pathlib import Path
 
 from videomem.errors import TimeFormatError
 from videomem.eval.questions import LETTERS, Question, answer_letter, option_count, read_jsonl, record_error, require
-from videomem.timeline import parse_time
+from videomem.timeline import parse_range, parse_time
 
 CATEGORIES = (
     "temporal grounding",
@@ -28,6 +29,7 @@ CATEGORIES = (
     "key information retrieval",
 )
 _OPTION = re.compile(r"\n\(([A-Z])\)[ \t]*")
+_SEPARATOR = re.compile(r"[,;]")
 
 
 def load_lvbench(path: str | Path) -> list[Question]:
@@ -67,20 +69,25 @@ def _question(item: object, key: str, path: Path, index: str) -> Question:
 
 
 def _ranges(reference: object, path: Path, index: str) -> tuple[tuple[float, float], ...]:
-    if reference is None or reference == "":
+    """The spans of a `time_reference`: "" or absent (no target); a range "MM:SS-MM:SS",
+    "H:MM:SS-H:MM:SS" (any `timeline.parse_range` form: "-", "–", "—" or "to", spaces
+    allowed); a single time, a moment (t, t); several of these separated by "," or ";", or
+    given as a JSON list."""
+    if reference is None or reference == "" or reference == []:
         return ()
-    if not isinstance(reference, str):
+    parts = reference if isinstance(reference, list) else [reference]
+    if not all(isinstance(p, str) for p in parts):
         raise record_error(path, index, "time_reference", f"expected 'MM:SS-MM:SS', got {reference!r}")
-    ranges = []
-    for part in reference.split(","):
-        bounds = part.strip().split("-")
+    spans = []
+    for part in (piece.strip() for text in parts for piece in _SEPARATOR.split(text)):
+        if not part:
+            continue
         try:
-            if len(bounds) != 2:
-                raise TimeFormatError("not a range")
-            start, end = parse_time(bounds[0]), parse_time(bounds[1])
-        except TimeFormatError:
-            raise record_error(path, index, "time_reference", f"expected 'MM:SS-MM:SS', got {reference!r}") from None
-        if end < start:
-            raise record_error(path, index, "time_reference", f"range ends before it starts: {part.strip()!r}")
-        ranges.append((start, end))
-    return tuple(ranges)
+            span = parse_range(part)
+            if span is None:
+                moment = parse_time(part)
+                span = (moment, moment)
+        except TimeFormatError as exc:
+            raise record_error(path, index, "time_reference", f"{part!r}: {exc}") from None
+        spans.append(span)
+    return tuple(spans)

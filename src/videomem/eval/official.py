@@ -9,12 +9,15 @@
 * **EgoLifeQA** — `egolifeqa_accuracy.json`: correct, total and accuracy (percent) per question
   type and `Avg.` over all questions, the columns EgoLife and WorldMM report (Ent., EvR., Hab.,
   Rel., Task, Avg.; WorldMM's Avg. is the accuracy over all questions, not a mean of types).
-* **Video-MME** — `videomme_answers.json`: one record per video in the layout its
-  `eval_your_results.py` reads (`video_id`, `duration_category`, `video_category`,
-  `video_subcategory`, `missing`, `questions` with `choices`, `answer` and the model's
+* **Video-MME** — `videomme_answers.json`: one record per video of the question file, in the
+  layout of the release's rows that the `eval_your_results.py` linked from Video-MME's README
+  reads (`video_id`, `duration`, `domain`, `sub_category`, `url`, `videoID`, `missing`, and
+  `questions` with `question_id`, `task_type`, `question`, `options`, `answer` and the model's
   `response`). The response is the option letter the reply was scored as, `""` when it named
   none; that scorer leaves such questions out of its denominator, so its accuracy can be higher
-  than the report's (which counts them wrong), and report.md shows both.
+  than the report's (which counts them wrong), and report.md shows both, and how many of the
+  file's videos and questions (300 and 900 in the long subset) were answered. A video with no
+  answered question is `missing`: that scorer counts it only with `skip_missing`.
 
 Each writer returns the lines report.md shows under "As the benchmark reports it".
 """
@@ -111,9 +114,11 @@ def _videomme(questions: Sequence[Question], rows: Rows, out_dir: Path) -> list[
         video = q.record.get("video_id") or q.video_id
         record = videos.setdefault(video, {
             "video_id": video,
-            "duration_category": q.record.get("duration"),
-            "video_category": q.record.get("domain"),
-            "video_subcategory": q.record.get("sub_category"),
+            "duration": q.record.get("duration"),
+            "domain": q.record.get("domain"),
+            "sub_category": q.record.get("sub_category"),
+            "url": q.record.get("url"),
+            "videoID": q.video_id,
             "missing": True,
             "questions": [],
         })
@@ -123,7 +128,7 @@ def _videomme(questions: Sequence[Question], rows: Rows, out_dir: Path) -> list[
             "question_id": q.id,
             "task_type": q.category,
             "question": q.question,
-            "choices": list(q.record.get("options", q.choices)),
+            "options": list(q.record.get("options", q.choices)),
             "answer": q.answer,
             "response": (row["prediction"] or "") if row else "",
         })
@@ -131,10 +136,15 @@ def _videomme(questions: Sequence[Question], rows: Rows, out_dir: Path) -> list[
     named = [r for r in rows if r["prediction"]]
     table = per_category((r["categories"], bool(r["correct"])) for r in named)
     correct = sum(bool(r["correct"]) for r in named)
+    answered_videos = sum(not v["missing"] for v in videos.values())
     lines = [
         f"Video-MME (`{VIDEOMME_ANSWERS}`, as its eval_your_results.py counts: a question whose reply "
         f"named no option is left out): {_pct(correct / len(named) if named else None)} "
         f"({correct}/{len(named)} answered; {len(rows) - len(named)} left out).",
+        "",
+        f"Answered: {len(rows)} of the file's {len(questions)} questions, on {answered_videos} of its "
+        f"{len(videos)} videos (the long subset has 900 and 300; the scorer counts a video with no "
+        "answer only with skip_missing).",
         "",
         "| task type | accuracy | correct / answered |",
         "|---|---|---|",

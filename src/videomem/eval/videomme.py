@@ -14,7 +14,7 @@ whose `duration` is "long" (30-60 min) are kept unless `duration=None`.
 
 The release's `test-00000-of-00001.parquet` is read with pyarrow (the `eval` extra) and goes
 through the same checks as JSON rows. Each question keeps the fields Video-MME's own scorer
-reads back (`video_id`, `duration`, `domain`, `sub_category`, options as written), so the run
+reads back (`video_id`, `duration`, `domain`, `sub_category`, `url`, options as written), so the run
 can write its answers in that layout (`eval/official.py`).
 """
 
@@ -115,6 +115,7 @@ def _question(row: dict[str, Any], path: Path, index: int | str) -> Question:
             "duration": row.get("duration"),
             "domain": row.get("domain"),
             "sub_category": row.get("sub_category"),
+            "url": row.get("url"),
             "options": list(raw),
         },
     )

@@ -4,8 +4,9 @@
   on CPU with no download. Every profile has it, the offline one included.
 * `SpeechRecognizer` backends, built from `models/*.yaml`'s `asr` role:
   `faster_whisper` (CTranslate2, a size name or a converted model's path; word timestamps
-  tighten each segment to its words; the batched pipeline when a GPU is used; `options.transcribe`
-  is passed to its `transcribe`, e.g. `{beam_size: 5}` or `{temperature: 0}`), `transformers`
+  tighten each segment to its words; the batched pipeline when a GPU is used, or wherever
+  `options.batched` is true; `options.transcribe` is passed to its `transcribe`, e.g.
+  `{beam_size: 5}` or `{temperature: 0}`), `transformers`
   (a Whisper checkpoint through the automatic-speech-recognition pipeline, with timestamps) and
   `openai` (an OpenAI-compatible `/audio/transcriptions`, e.g. a served Whisper).
 
@@ -100,7 +101,7 @@ class FasterWhisperRecognizer:
         except (OSError, RuntimeError, ValueError) as exc:
             raise ModelError(f"asr: cannot load faster-whisper model {cfg.model!r} ({' '.join(str(exc).split())})") from None
         on_gpu = device == "cuda" or device == "auto" and ctranslate2.get_cuda_device_count() > 0
-        self.batched = BatchedInferencePipeline(self.model) if on_gpu else None
+        self.batched = BatchedInferencePipeline(self.model) if cfg.options.get("batched", on_gpu) else None
         self.language = cfg.options.get("language")
 
     def transcribe(self, audio: np.ndarray, spans: Sequence[Span]) -> list[Segment]:
@@ -194,7 +195,9 @@ class OpenAIRecognizer:
 
     def _one(self, audio: np.ndarray, span: Span) -> list[Segment]:
         a, b = span
-        form = {"model": str(self.cfg.model), "response_format": "verbose_json", "timestamp_granularities[]": "segment"}
+        # verbose_json times segments by default; naming the granularity as well makes servers
+        # that validate form fields (`transformers serve`) refuse the upload with HTTP 422.
+        form = {"model": str(self.cfg.model), "response_format": "verbose_json"}
         if self.cfg.options.get("language"):
             form["language"] = str(self.cfg.options["language"])
         clip = audio[round(a * SAMPLE_RATE) : round(b * SAMPLE_RATE)]

@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from videomem.config import STAGE_ORDER, PipelineConfig
+from videomem.config import STAGE_ORDER, PipelineConfig, check_stages
 from videomem.core import ProgressFactory, StageResult, VideoSource
 from videomem.errors import ConfigError, VideomemError
 from videomem.models.base import Usage
@@ -136,11 +136,7 @@ def ingest(
     on a Ray cluster (pipeline/ray_runner.py); the store is written here all the same. Without
     `ray` and imports, `sample` and `caption` stream into each other (pipeline/streaming.py).
     """
-    chosen = tuple(stages) if stages else pipeline.stages
-    unknown = [s for s in chosen if s not in STAGE_ORDER]
-    if unknown:
-        raise ConfigError(f"--stages: unknown stage {unknown[0]!r}; allowed: {', '.join(STAGE_ORDER)}")
-    imports = _import_stages(captions, transcripts, timeline)
+    chosen, imports = check_request(pipeline, stages, captions, transcripts, timeline)
     if ray is not None:
         connect(ray)
     with store.writer():
@@ -173,6 +169,22 @@ def ingest(
     if ctx.models_built is not None:
         report.usage = ctx.models_built.meter.by_role()
     return report
+
+
+def check_request(
+    pipeline: PipelineConfig,
+    stages: Sequence[str] | None,
+    captions: str | Path | None,
+    transcripts: str | Path | None,
+    timeline: TimelineKind,
+) -> tuple[tuple[str, ...], list[Stage]]:
+    """The stages an ingest runs and its import steps, or the ConfigError that refuses it before
+    any work; a caller that creates the store calls this first, so a refusal leaves none behind."""
+    try:
+        chosen = check_stages(stages) if stages else pipeline.stages
+    except ValueError as exc:
+        raise ConfigError(f"--stages: {exc}") from None
+    return chosen, _import_stages(captions, transcripts, timeline)
 
 
 def _import_stages(captions: str | Path | None, transcripts: str | Path | None, timeline: TimelineKind) -> list[Stage]:

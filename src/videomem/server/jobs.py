@@ -24,7 +24,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, field_validator
 
-from videomem.config import STAGE_ORDER, PipelineConfig, load_pipeline
+from videomem.config import STAGE_ORDER, PipelineConfig, check_stages, load_pipeline
 from videomem.errors import VideomemError
 from videomem.models.registry import ModelSet
 from videomem.pipeline.runner import IngestReport, ingest
@@ -41,7 +41,7 @@ class IngestRequest(BaseModel):
     """What `videomem ingest` takes, as JSON. Paths are on the server's machine."""
 
     paths: list[str] = Field(min_length=1, description="video files or directories (searched recursively)")
-    pipeline: str | None = Field(None, description="pipeline profile path; default pipelines/default.yaml")
+    pipeline: str | None = Field(None, description="pipeline profile: a file path or a shipped name; default: default")
     stages: list[str] | None = Field(None, description=f"a subset of {', '.join(STAGE_ORDER)}; default: the pipeline's")
     timeline: Literal["single", "egolife"] = "single"
     workers: int = Field(1, ge=1, le=64, description="decode processes (forked; 1 decodes in the job's thread)")
@@ -50,10 +50,7 @@ class IngestRequest(BaseModel):
     @field_validator("stages")
     @classmethod
     def _known_stages(cls, stages: list[str] | None) -> list[str] | None:
-        unknown = [s for s in stages or () if s not in STAGE_ORDER]
-        if unknown:
-            raise ValueError(f"unknown stage {unknown[0]!r}; allowed: {', '.join(STAGE_ORDER)}")
-        return stages
+        return list(check_stages(stages)) if stages else stages
 
 
 State = Literal["running", "done", "failed"]
