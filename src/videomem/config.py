@@ -8,8 +8,8 @@ allowed, instead of surfacing as a KeyError deep inside a stage.
 
 from __future__ import annotations
 
-from importlib import resources
 from collections.abc import Sequence
+from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar
 
@@ -316,7 +316,7 @@ def profile_path(kind: ProfileKind, given: str | Path | Traversable | None) -> P
     """Where the profile to load is: a file given on the command line wins; otherwise a name
     (`worldmm`) or the profile's path inside the package's profiles (`agents/worldmm.yaml`)
     is a shipped profile; nothing given is the kind's default."""
-    if given is None:
+    if not given:
         return default_path(kind, DEFAULT_PROFILES[kind])
     if not isinstance(given, (str, Path)):
         return given

@@ -35,6 +35,7 @@ them; memory/registry.py holds one entry per name. Agent profiles accept a `memo
 tool for each name here (read when a profile is validated), so a memory registered at run
 time adds its name here as it adds its entry to `memory.registry.MEMORIES`."""
 
+
 def tune_process() -> None:
     """Process-wide settings for torch's CPU kernels, unless the user chose otherwise. The entry
     points (`videomem`, `python -m videomem.demo`) call it before torch loads; a library user's
