@@ -84,3 +84,17 @@ def test_a_toy_memory_appears_in_every_view(tmp_path: Path, monkeypatch) -> None
         assert "memory.toy" in anyio.run(tools)
     finally:
         readers.close()
+
+
+def test_a_memory_of_frames_gets_the_looking_tool_by_its_entry_not_its_name(tmp_path: Path, monkeypatch) -> None:
+    from videomem.memory.visual import VisualMemory
+
+    store = hand_store(tmp_path / "store", [None] * 3)
+    register_memory(monkeypatch, "frames", Registered(VisualMemory, tool="look"))
+    cfg = AgentConfig(tools=("memory.frames", "memory.events"))
+    toolbox = Toolbox(store, offline_models(), Memories.open(store, offline_models(), cfg), cfg)
+    schemas = {t["name"]: t for t in toolbox.schemas()}
+    assert schemas["memory.frames"]["description"].startswith("Visual memory, looked at by the vision-language model")
+    assert "time range" in schemas["memory.frames"]["parameters"]["properties"]["query"]["description"]
+    assert schemas["memory.events"]["description"] == MEMORIES["events"].description
+    store.close()

@@ -5,9 +5,10 @@ signature (pydantic), so what the planner is shown and what is validated cannot 
 A call that names no tool or whose arguments do not validate raises `ToolCallError`, which
 the agent shows to the planner and re-asks; it never reaches the user as a crash.
 
-Every registered memory is a `memory.<name>` tool that lists what the memory returns, except
-`memory.visual`: frames mean nothing to the text-only answer step, so that tool shows them to
-the vision-language model with the question being answered and returns its answer.
+Every registered memory is a `memory.<name>` tool of the kind its registry entry names: one
+that lists what the memory returns, or, for a memory of frames (visual memory), one that shows
+the frames to the vision-language model with the question being answered and returns its answer
+(frames mean nothing to the text-only answer step).
 
 Every tool sees only what the question may see: memory recorded by `until`, in `video_id`.
 """
@@ -24,9 +25,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationEr
 from videomem.config import AgentConfig, tool_name
 from videomem.errors import TimeFormatError, VideomemError
 from videomem.evidence import Evidence
-from videomem.memory.registry import MEMORIES, Memory, open_memory
-from videomem.memory.visual import SOURCE as VISUAL_SOURCE
-from videomem.memory.visual import VisualMemory
+from videomem.memory.registry import MEMORIES, FrameMemory, Memory, Registered, open_memory
 from videomem.models.registry import ModelSet
 from videomem.store import Store
 from videomem.store.clips import evenly, timeline_kind, visible_frames
@@ -156,8 +155,7 @@ class Toolbox:
         self.time = TimeText(timeline_kind(store))
         self._several_videos = video_id is None and store.query("SELECT COUNT(*) AS n FROM videos")[0]["n"] > 1
         functions = {"video.retrieval": self.retrieval, "video.rag": self.rag, "video.qa": self.qa}
-        functions |= {tool_name(memory): self._memory_tool(memory) for memory in MEMORIES}
-        functions[tool_name("visual")] = self.visual
+        functions |= {tool_name(name): self._memory_tool(name, entry) for name, entry in MEMORIES.items()}
         self.tools = {name: as_tool(name, functions[name]) for name in cfg.tools}
         self.tools[FINISH] = as_tool(FINISH, self.finish)
 
@@ -233,8 +231,10 @@ class Toolbox:
             f"From {len(frames)} frame(s) at {self._span(evidence)}: {evidence.text}", [evidence]
         )
 
-    def _memory_tool(self, memory: str) -> Callable[..., ToolResult]:
-        """`memory.<name>`: one memory searched directly, entries as it ranks them."""
+    def _memory_tool(self, memory: str, entry: Registered) -> Callable[..., ToolResult]:
+        """`memory.<name>`: one memory searched directly, entries as it ranks them (or looked at)."""
+        if entry.tool == "look":
+            return self._looking_tool(memory)
 
         def search(query: Query, top_k: TopK = None) -> ToolResult:
             found = self.memories[memory].retrieve(query, top_k or self.cfg.top_k, self.until, self.video_id)
@@ -243,37 +243,43 @@ class Toolbox:
             lines = [f"{n}. {self._entry(e)}" for n, e in enumerate(found, start=1)]
             return ToolResult(f"From {memory} memory:\n" + "\n".join(lines), found)
 
-        search.__doc__ = MEMORIES[memory].description
+        search.__doc__ = entry.description
         return search
 
-    def visual(self, query: VisualQuery, top_k: TopK = None) -> ToolResult:
-        """Visual memory, looked at by the vision-language model with the question being answered:
-        a time range ('DAY1 11:00:00 - DAY1 11:02:00', '00:10:00 - 00:12:00') shows it the frames
-        recorded then; any other query finds the segments whose frames look most like it (a
-        scene, an object, a colour, written words) and shows it the best one's frames. For visual
-        details text memory lacks: appearance, colours, positions.
+    def _looking_tool(self, name: str) -> Callable[..., ToolResult]:
+        """`memory.<name>` over a memory of frames: the vision model looks at what it finds."""
 
-        Text queries list the `top_k` segments; the model looks at the first `visual.inspect`."""
-        memory = cast(VisualMemory, self.memories["visual"])
-        try:
-            span = parse_range(query)
-        except TimeFormatError as exc:
-            raise ToolCallError(f"invalid arguments for memory.visual: {exc}") from None
-        if span is not None:
-            return self._look_at_range(memory, *span)
-        found = memory.search(query, top_k or self.cfg.top_k, self.until, self.video_id)
-        if not found:
-            return ToolResult(self._nothing())
-        lines = [f"{n}. {self._entry(e)}" for n, e in enumerate(found, start=1)]
-        looked = []
-        for n, segment in enumerate(found[: self.cfg.visual.inspect], start=1):
-            frames = memory.segment_frames(segment)
-            if frames:
-                looked.append(self._look(frames, segment.t_start, segment.t_end, segment.score))
-                lines.append(f"Looking at the {len(frames)} frame(s) of {n}: {looked[-1].text}")
-        return ToolResult("From visual memory, segments that look most like the query:\n" + "\n".join(lines), looked or found)
+        def look(query: VisualQuery, top_k: TopK = None) -> ToolResult:
+            """Visual memory, looked at by the vision-language model with the question being answered:
+            a time range ('DAY1 11:00:00 - DAY1 11:02:00', '00:10:00 - 00:12:00') shows it the frames
+            recorded then; any other query finds the segments whose frames look most like it (a
+            scene, an object, a colour, written words) and shows it the best one's frames. For visual
+            details text memory lacks: appearance, colours, positions.
 
-    def _look_at_range(self, memory: VisualMemory, t_start: float, t_end: float) -> ToolResult:
+            Text queries list the `top_k` segments; the model looks at the first `visual.inspect`."""
+            memory = cast(FrameMemory, self.memories[name])
+            try:
+                span = parse_range(query)
+            except TimeFormatError as exc:
+                raise ToolCallError(f"invalid arguments for {tool_name(name)}: {exc}") from None
+            if span is not None:
+                return self._look_at_range(name, memory, *span)
+            found = memory.search(query, top_k or self.cfg.top_k, self.until, self.video_id)
+            if not found:
+                return ToolResult(self._nothing())
+            lines = [f"{n}. {self._entry(e)}" for n, e in enumerate(found, start=1)]
+            looked = []
+            for n, segment in enumerate(found[: self.cfg.visual.inspect], start=1):
+                frames = memory.segment_frames(segment)
+                if frames:
+                    looked.append(self._look(name, frames, segment.t_start, segment.t_end, segment.score))
+                    lines.append(f"Looking at the {len(frames)} frame(s) of {n}: {looked[-1].text}")
+            heading = f"From {name} memory, segments that look most like the query:\n"
+            return ToolResult(heading + "\n".join(lines), looked or found)
+
+        return look
+
+    def _look_at_range(self, source: str, memory: FrameMemory, t_start: float, t_end: float) -> ToolResult:
         """The model sees the range's frames as one sequence, also across videos that follow each
         other on the timeline (EgoLife's 30-s files; the evidence names the first); videos that
         overlap in time (a store of separate videos, each from 0) need the question's video."""
@@ -289,14 +295,15 @@ class Toolbox:
             videos = ", ".join(sorted(spans))
             return ToolResult(f"That range covers several videos recorded at the same time ({videos}); the question must name one")
         start, end = max(t_start, ordered[0][0]), min(t_end, ordered[-1][1])
-        seen = self._look(frames, start, max(start, end), 1.0)
+        seen = self._look(source, frames, start, max(start, end), 1.0)
         return ToolResult(f"From {len(frames)} frame(s) at {self._span(seen)}: {seen.text}", [seen])
 
-    def _look(self, frames: Sequence, t_start: float, t_end: float, score: float) -> Evidence:
-        """The vision model's answer to the question from these frames, as evidence with the frames."""
+    def _look(self, source: str, frames: Sequence, t_start: float, t_end: float, score: float) -> Evidence:
+        """The vision model's answer to the question from these frames, as evidence (of `source`,
+        the memory looked at) with the frames."""
         out = self.models.vision.answer_from_frames(self.question or DESCRIBE_FRAMES, frames_view(self.store, frames, t_start, t_end))
         paths = tuple(f["path"] for f in frames)
-        return Evidence(t_start, t_end, out.answer.strip(), VISUAL_SOURCE, score, frames[0]["video_id"], frames=paths)
+        return Evidence(t_start, t_end, out.answer.strip(), source, score, frames[0]["video_id"], frames=paths)
 
     def finish(self, answer: Annotated[str, Field(description="the answer, if already known")] = "") -> ToolResult:
         """Stop searching; the answer is then written from all observations gathered."""

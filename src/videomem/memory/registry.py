@@ -15,7 +15,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Literal, Protocol
 
 from videomem.config import AgentConfig
 from videomem.errors import VideomemError
@@ -46,7 +46,28 @@ class Memory(Protocol):
         ...
 
 
+class FrameMemory(Memory, Protocol):
+    """A memory whose entries are stored frames (visual memory): what a "look" tool reads."""
+
+    def search(self, query: str, top_k: int, until: float | None = None, video_id: str | None = None) -> list[Evidence]:
+        """The `top_k` visible segments that look most like `query`, best first."""
+        ...
+
+    def segment_frames(self, segment: Evidence) -> list:
+        """A found segment's frames, as rows (`t`, `path`, `video_id`, `clip_id`, `c_start`, `c_end`)."""
+        ...
+
+    def range_frames(self, t_start: float, t_end: float, until: float | None = None, video_id: str | None = None) -> list:
+        """The visible frames of a time range, as rows like `segment_frames`'."""
+        ...
+
+
 Factory = Callable[[Store, ModelSet, AgentConfig], Memory]
+
+ToolKind = Literal["list", "look"]
+"""How the agent's `memory.<name>` tool reads a memory: "list" shows what `retrieve` returns;
+"look" (a `FrameMemory`) shows the frames a query or time range finds to the vision-language
+model with the question being answered, and returns its answer."""
 
 
 @dataclass(frozen=True)
@@ -55,6 +76,8 @@ class Registered:
     """The memory's class: its docstring describes it to planners and in `--help`."""
     factory: Factory | None = None
     """How to open it with the agent's settings; None: `cls(store, models)`."""
+    tool: ToolKind = "list"
+    """The kind of agent tool it gets."""
 
     def open(self, store: Store, models: ModelSet, cfg: AgentConfig) -> Memory:
         return self.factory(store, models, cfg) if self.factory else self.cls(store, models)
@@ -71,7 +94,7 @@ MEMORIES: dict[str, Registered] = {
     "objects": Registered(ObjectMemory),
     "episodic": Registered(EpisodicMemory, lambda store, models, cfg: EpisodicMemory(store, models, cfg.episodic)),
     "semantic": Registered(SemanticMemory, lambda store, models, cfg: SemanticMemory(store, models, cfg.semantic)),
-    "visual": Registered(VisualMemory, lambda store, models, cfg: VisualMemory(store, models, cfg.visual)),
+    "visual": Registered(VisualMemory, lambda store, models, cfg: VisualMemory(store, models, cfg.visual), tool="look"),
 }
 """Memory name → entry, in the order `info`, `search --help` and the tools list them."""
 
