@@ -190,9 +190,33 @@ def test_auto_batch_size_fits_the_memory_measured_for_the_3b_shape(monkeypatch: 
     )
     free = {"bytes": 11.3e9 / AUTO_MEMORY_SHARE}
     monkeypatch.setattr(torch.cuda, "mem_get_info", lambda device: (free["bytes"], 80e9))
+    monkeypatch.setattr(torch.cuda, "memory_reserved", lambda device: 0)
+    monkeypatch.setattr(torch.cuda, "memory_allocated", lambda device: 0)
     assert 40 <= auto_batch_size(model, 1513, 128) <= 64
     free["bytes"] = 46e9 / AUTO_MEMORY_SHARE
     assert 180 <= auto_batch_size(model, 1513, 128) <= 256
     assert auto_batch_size(model, 4 * 1513, 128) < auto_batch_size(model, 1513, 128), "longer prompts, smaller batches"
     free["bytes"] = 1e12
     assert auto_batch_size(model, 1513, 128) == AUTO_MAX_BATCH
+
+
+def test_auto_batch_size_counts_memory_the_allocator_holds_cached(monkeypatch: pytest.MonkeyPatch) -> None:
+    """After the first batch PyTorch keeps its activations cached: free to the process though the
+    driver reports them used. No GPU here, so the CUDA memory queries are stand-ins."""
+    from types import SimpleNamespace
+
+    from videomem.models.hf_transformers import auto_batch_size
+    from videomem.models.random_weights import SHAPES
+
+    text = SHAPES["3b"]["text"]
+    model = SimpleNamespace(
+        device=torch.device("cuda", 0), dtype=torch.bfloat16,
+        config=SimpleNamespace(text_config=SimpleNamespace(**{k: v for k, v in text.items() if k != "mrope_section"})),
+    )
+    monkeypatch.setattr(torch.cuda, "mem_get_info", lambda device: (14e9, 80e9))
+    monkeypatch.setattr(torch.cuda, "memory_allocated", lambda device: 8e9)
+    monkeypatch.setattr(torch.cuda, "memory_reserved", lambda device: 8e9)
+    first = auto_batch_size(model, 1513, 128)
+    monkeypatch.setattr(torch.cuda, "mem_get_info", lambda device: (2e9, 80e9))
+    monkeypatch.setattr(torch.cuda, "memory_reserved", lambda device: 20e9)  # 12 GB cached by the first batch
+    assert auto_batch_size(model, 1513, 128) == first

@@ -14,7 +14,7 @@ from typing import Annotated, Optional
 import typer
 from rich.console import Console
 
-from videomem.config import STAGE_ORDER, load_pipeline
+from videomem.config import SERVE_PORT, STAGE_ORDER, load_pipeline
 from videomem.errors import VideomemError
 from videomem.timeline import format_clock
 
@@ -447,7 +447,7 @@ TokenOpt = Annotated[
 def serve(
     store: StoreOpt,
     host: Annotated[str, typer.Option("--host", help="Address to bind; the default serves this machine only.")] = "127.0.0.1",
-    port: Annotated[int, typer.Option("--port", min=0, max=65535, help="0 picks a free port.")] = 8000,
+    port: Annotated[int, typer.Option("--port", min=0, max=65535, help="0 picks a free port.")] = SERVE_PORT,
     agent: AgentOpt = None,
     models: ModelsOpt = None,
     token: TokenOpt = None,
