@@ -45,6 +45,17 @@ def build_engine(cfg: RoleConfig, role: str, meter: UsageMeter) -> VisionLanguag
     raise ModelError(f"backend {cfg.backend!r} cannot generate text")
 
 
+def image_limit(cfg: ModelsConfig) -> int | None:
+    """The most images the vision engine takes in one request (None: no known limit): the vlm's
+    `max_images`, which an in-process vLLM engine is built with. Tools that send frames send at
+    most this many."""
+    if cfg.vlm.backend == "vllm":
+        from videomem.models.vllm_engine import image_limit as engine_limit
+
+        return engine_limit(cfg.vlm)
+    return cfg.vlm.max_images
+
+
 class ModelSet:
     """The four roles of one profile, built lazily, sharing one usage meter."""
 
