@@ -78,6 +78,12 @@ class PipelineConfig(_Strict):
         1, ge=1, description="ingest --ray: actors holding the vision model (one per GPU for a GPU profile)"
     )
     ray_embed_actors: int = Field(1, ge=1, description="ingest --ray: actors holding the visual embedder")
+    ray_vision_batch_size: int | None = Field(
+        None,
+        ge=1,
+        description="ingest --ray: clips per call to a vision actor; unset: the engine's own window (vLLM, "
+        "transformers), else caption_batch_size",
+    )
 
     @field_validator("stages")
     @classmethod

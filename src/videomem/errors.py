@@ -34,6 +34,11 @@ class MalformedOutputError(ModelError):
     """A model's output stayed unusable after the bounded re-asks: a fault of one request, not
     of the backend, so a long run records it against that request and goes on."""
 
+    def __init__(self, message: str, reply: str = "") -> None:
+        super().__init__(message)
+        self.reply = reply
+        """The last unusable reply, kept with the recorded failure."""
+
 
 class TranscriptError(VideomemError):
     """A transcript or imported caption file (.srt, .vtt, .json) cannot be read, is misnamed or

@@ -56,6 +56,20 @@ def image_limit(cfg: ModelsConfig) -> int | None:
     return cfg.vlm.max_images
 
 
+def engine_window(cfg: RoleConfig) -> int | None:
+    """Clips a stage hands a local generative engine at once (its `batching` window), read from
+    the profile without loading the model; None for backends without one (HTTP, offline)."""
+    if cfg.backend == "vllm":
+        from videomem.models.vllm_engine import window
+
+        return window(cfg)
+    if cfg.backend == "transformers":
+        from videomem.models.hf_transformers import WINDOW
+
+        return WINDOW
+    return None
+
+
 class ModelSet:
     """The four roles of one profile, built lazily, sharing one usage meter."""
 

@@ -60,6 +60,11 @@ def engine_args(cfg: RoleConfig) -> dict[str, Any]:
     return args | cfg.options.get("engine_args", {})
 
 
+def window(cfg: RoleConfig) -> int:
+    """Clips a stage hands the engine at once: `options.window`, else WINDOW."""
+    return int(cfg.options.get("window", WINDOW))
+
+
 def image_limit(cfg: RoleConfig) -> int:
     """The most images the engine accepts in one prompt."""
     return int(engine_args(cfg)["limit_mm_per_prompt"].get("image", DEFAULT_IMAGES))
@@ -99,7 +104,7 @@ class VLLMEngine:
         self.llm = _shared_llm(json.dumps(engine_args(cfg), sort_keys=True))
 
     def batching(self, batch_size: int) -> Batching:
-        return Batching(max(batch_size, int(self.cfg.options.get("window", WINDOW))))
+        return Batching(max(batch_size, window(self.cfg)))
 
     def generate(self, requests: Sequence[VLRequest | LMRequest]) -> list[Generation]:
         if not requests:
