@@ -102,6 +102,7 @@ def ingest(
         _print_failures(missing)
         raise typer.Exit(1)
     cluster = RayOptions(ray_address, ray_actors) if ray or ray_address else None
+    _preflight(models, cfg, ray=cluster is not None)
     if cluster is not None:  # a cluster that cannot be joined leaves no empty store behind either
         connect(cluster)
     with Store(store, create=True) as db:
@@ -125,6 +126,16 @@ def ingest(
     if failures:
         _print_failures(failures)
         raise typer.Exit(1)
+
+
+def _preflight(models: Path | None, pipeline=None, agents: Optional[list[Path]] = None, **options) -> None:
+    """`videomem doctor`'s checks that cost nothing; the first failure stops the command."""
+    from videomem.config import load_agent, load_models
+    from videomem.doctor import preflight
+
+    profile = load_models(models)
+    for agent in agents or [None]:
+        preflight(profile, pipeline, load_agent(agent) if agents is not None else None, **options)
 
 
 def _print_failures(failures: list[tuple[str, str]]) -> None:
@@ -404,6 +415,7 @@ def eval_(
     from videomem.config import load_agent
     from videomem.eval.harness import run_eval, run_side_by_side
 
+    _preflight(models, agents=agent or [], store=store)
     if agent and len(agent) > 1:
         target = out_dir or Path("runs") / f"{benchmark}-compare"
         _, summaries = run_side_by_side(
@@ -460,10 +472,40 @@ def serve(
     from videomem.models.registry import ModelSet
     from videomem.server.app import create_app
 
+    _preflight(models, agents=[agent] if agent else [], store=store, port=port)
     application = create_app(store, ModelSet.from_file(models), load_agent(agent), token=token, threads=threads)
     if host not in ("127.0.0.1", "localhost", "::1") and not token:
         err.print(f"warning: serving {store} to the network on {host} without --token", markup=False, highlight=False)
     uvicorn.run(application, host=host, port=port)
+
+
+@app.command()
+def doctor(
+    models: ModelsOpt = None,
+    pipeline: Annotated[
+        Optional[Path], typer.Option("--pipeline", help="Pipeline profile. Default: pipelines/default.yaml.")
+    ] = None,
+    agent: AgentOpt = None,
+    store: Annotated[Optional[Path], typer.Option("--store", "-s", help="Also compare this store's embedders.")] = None,
+    port: Annotated[int, typer.Option("--port", min=1, max=65535, help="The port serve will use.")] = SERVE_PORT,
+) -> None:
+    """Check, without loading weights, that this machine can run the profiles: packages and
+    versions, CUDA and its libraries, GPU memory, image limits, servers, ports, store embedders.
+    One row per check; each ✗ comes with the line that fixes it."""
+    import importlib.util
+
+    from videomem.config import load_agent, load_models
+    from videomem.doctor import checks
+
+    found = checks(
+        load_models(models), load_pipeline(pipeline), load_agent(agent), store=store, port=port,
+        ray=importlib.util.find_spec("ray") is not None,
+    )
+    for check in found:
+        for line in check.lines():
+            typer.echo(line)
+    if any(check.ok is False for check in found):
+        raise typer.Exit(1)
 
 
 @app.command()

@@ -40,6 +40,11 @@ class MalformedOutputError(ModelError):
         """The last unusable reply, kept with the recorded failure."""
 
 
+class SetupError(VideomemError):
+    """The machine cannot run what the profiles ask (a check of `videomem doctor` failed): a
+    missing package or GPU, a port taken, an image limit exceeded."""
+
+
 class TranscriptError(VideomemError):
     """A transcript or imported caption file (.srt, .vtt, .json) cannot be read, is misnamed or
     has a malformed segment."""
