@@ -220,3 +220,17 @@ def test_auto_batch_size_counts_memory_the_allocator_holds_cached(monkeypatch: p
     monkeypatch.setattr(torch.cuda, "mem_get_info", lambda device: (2e9, 80e9))
     monkeypatch.setattr(torch.cuda, "memory_reserved", lambda device: 20e9)  # 12 GB cached by the first batch
     assert auto_batch_size(model, 1513, 128) == first
+
+
+def test_a_templated_prompt_gets_no_second_bos(tiny_qwen2_5: Path) -> None:
+    """The chat template writes the special tokens itself; a tokenizer that also adds a BOS
+    (Llama- and Gemma-style ones do) must not put a second one before it."""
+    engine = TransformersEngine(role(tiny_qwen2_5), "vlm", UsageMeter())
+    tokenizer = engine.tokenizer
+    tokenizer.bos_token = tokenizer.eos_token
+    tokenizer.add_bos_token = True
+    assert tokenizer("hi")["input_ids"][0] == tokenizer.bos_token_id, "this tokenizer now adds a BOS"
+    for request in (LMRequest("Say hello."), VLRequest("Describe.", frames(1))):
+        ids = engine._inputs([request])["input_ids"][0].tolist()
+        text = engine.processor.apply_chat_template(engine._messages(request), add_generation_prompt=True, tokenize=False)
+        assert ids[0] != tokenizer.bos_token_id and ids[-3:] == tokenizer(text, add_special_tokens=False)["input_ids"][-3:]
