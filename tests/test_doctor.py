@@ -90,6 +90,16 @@ def test_a_package_missing_or_outside_its_range_fails_with_its_install_line(monk
     assert set(bad) == {"package vllm", "package faster-whisper", "package ray"}
 
 
+def test_faiss_must_be_installed_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    real = importlib.metadata.version
+    monkeypatch.setattr(importlib.metadata, "version", lambda name: "1.15.1" if name == "faiss-gpu-cu12" else real(name))
+    [check] = [c for c in doctor.check_packages(profile()) if c.name == "package faiss"]
+    assert check.ok is False and "faiss-cpu and faiss-gpu-cu12 are both installed" in check.detail
+    monkeypatch.setattr(doctor.importlib.util, "find_spec", lambda name: None)
+    [check] = [c for c in doctor.check_packages(profile()) if c.name == "package faiss"]
+    assert check.ok is False and check.fix.startswith("pip install 'videomem[cpu]'")
+
+
 def test_cuda_is_required_where_a_role_says_cuda(gpu) -> None:
     models = profile(asr={"backend": "transformers", "model": "w", "device": "cuda"})
     [check] = doctor.check_cuda(models)

@@ -29,7 +29,7 @@ from packaging.specifiers import SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 from videomem.config import SERVE_PORT, AgentConfig, ModelsConfig, PipelineConfig, RoleConfig
-from videomem.errors import ModelError, SetupError
+from videomem.errors import ModelError, SetupError, StoreError
 
 SUPPORTED: dict[str, str] = {
     "transformers": ">=5.0",
@@ -40,7 +40,11 @@ SUPPORTED: dict[str, str] = {
     "ray": ">=2.59",
 }
 """Version ranges pyproject.toml declares for the backends' packages (a test keeps them equal)."""
-INSTALL: dict[str, str] = {"vllm": "pip install 'videomem[vllm]'", "ray": "pip install 'videomem[ray]'"}
+INSTALL: dict[str, str] = {
+    "vllm": "pip install 'videomem[vllm]'",
+    "ray": "pip install 'videomem[ray]'",
+    "faiss": "pip install 'videomem[cpu]' (or 'videomem[gpu]' on a CUDA machine; never both)",
+}
 """How to get a package that comes with an extra rather than with the core install."""
 BACKEND_PACKAGES: dict[str, tuple[str, ...]] = {
     "vllm": ("vllm",),
@@ -124,7 +128,25 @@ def check_packages(models: ModelsConfig, pipeline: PipelineConfig | None = None,
             wanted.setdefault(package, []).append(role)
     if ray:
         wanted.setdefault("ray", []).append("ingest --ray")
-    return [_package(package, roles) for package, roles in wanted.items()]
+    return [_package(package, roles) for package, roles in wanted.items()] + [_faiss_package()]
+
+
+def _faiss_package() -> Check:
+    """faiss, under whichever of its distributions is installed (every memory index needs it)."""
+    builds = [d for d in ("faiss-cpu", "faiss-gpu-cu12", "faiss-gpu") if _installed(d)]
+    if importlib.util.find_spec("faiss") is None:
+        return Check("package faiss", False, "not installed (every memory index needs it)", INSTALL["faiss"])
+    if len(builds) > 1:
+        return Check("package faiss", False, f"{' and '.join(builds)} are both installed", f"pip uninstall {builds[-1]}")
+    return Check("package faiss", True, ", ".join(f"{d} {importlib.metadata.version(d)}" for d in builds) or "installed")
+
+
+def _installed(distribution: str) -> bool:
+    try:
+        importlib.metadata.version(distribution)
+    except importlib.metadata.PackageNotFoundError:
+        return False
+    return True
 
 
 def _package(package: str, roles: Sequence[str]) -> Check:
@@ -203,7 +225,7 @@ def _faiss_on_gpu() -> bool:
 
     try:
         return _gpu_resources() is not None
-    except Exception:  # noqa: BLE001 - no faiss at all: the store's own error says so later
+    except StoreError:  # no faiss at all: its package check says so
         return False
 
 
