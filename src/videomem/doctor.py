@@ -19,6 +19,7 @@ import importlib.util
 import json
 import os
 import re
+import subprocess
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -108,13 +109,21 @@ def _needs_cuda(cfg: RoleConfig) -> bool:
 
 @cache
 def _gpu() -> tuple[str, int] | None:
-    """(name, total bytes) of GPU 0, or None without CUDA. Creates a CUDA context, no more."""
+    """(name, total bytes) of the first GPU, or None without CUDA. Asked of nvidia-smi, so that
+    this process creates no CUDA context before an in-process vLLM starts its own (torch's
+    device properties are the fallback)."""
     import torch
 
     if not torch.cuda.is_available():
         return None
-    props = torch.cuda.get_device_properties(0)
-    return props.name, int(props.total_memory)
+    query = ["nvidia-smi", "--query-gpu=name,memory.total", "--format=csv,noheader,nounits"]
+    try:
+        first = subprocess.run(query, capture_output=True, text=True, timeout=20, check=True).stdout.splitlines()[0]
+        name, mib = first.rsplit(",", 1)
+        return name.strip(), int(float(mib)) * 1024**2
+    except (OSError, IndexError, ValueError, subprocess.SubprocessError):
+        props = torch.cuda.get_device_properties(0)
+        return props.name, int(props.total_memory)
 
 
 # ---------------------------------------------------------------- checks
