@@ -228,6 +228,9 @@ def test_a_store_embedded_by_another_visual_embedder_fails(tmp_path: Path) -> No
     visual = found["store visual memory"]
     assert visual.ok is False and "open_clip:ViT-B-32@openai" in visual.detail and "--stages visual" in visual.fix
     assert found["store text indexes"].ok and found["store text indexes"].detail == "built with offline:default"
+    assert all(c.ok for c in doctor.check_store(profile(visual_embedder=clip), tmp_path, AgentConfig())), (
+        "an agent without memory.visual never searches it"
+    )
     bge = profile(text_embedder={"backend": "sentence_transformers", "model": "BAAI/bge-small-en-v1.5"})
     assert "rebuilt on first use" in doctor.check_store(bge, tmp_path)[0].detail, "text indexes are rebuilt, not mixed"
 

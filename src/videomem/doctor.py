@@ -352,9 +352,10 @@ def check_port(models: ModelsConfig, port: int = SERVE_PORT) -> list[Check]:
     return [Check(name, True, f"clear of the profile's servers ({', '.join(map(str, sorted(taken)))})")]
 
 
-def check_store(models: ModelsConfig, store: Path | None) -> list[Check]:
+def check_store(models: ModelsConfig, store: Path | None, agent: AgentConfig | None = None) -> list[Check]:
     """The embedders a store's vectors were made with against the profile's: visual memory made
-    by another refuses searches (re-run its stage); text indexes are rebuilt on first use."""
+    by another refuses searches (re-run its stage), which matters to an agent that searches it;
+    text indexes are rebuilt on first use."""
     from videomem.memory.visual import INDEX_NAME
     from videomem.store import Store
     from videomem.store.vectors import embedder_identity
@@ -377,7 +378,8 @@ def check_store(models: ModelsConfig, store: Path | None) -> list[Check]:
         other = sorted({family(e) for name, e in built.items() if name != INDEX_NAME and e and family(e) != text})
         detail = f"rebuilt on first use with {text} (built with {', '.join(other)})" if other else f"built with {text}"
         checks.append(Check("store text indexes", True, detail))
-        if models.visual_embedder is not None and db.query(
+        searched = agent is None or "memory.visual" in agent.tools
+        if searched and models.visual_embedder is not None and db.query(
             "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'visual_segments'"
         ):
             visual = family(embedder_identity(models.visual_embedder, 0))
@@ -436,7 +438,7 @@ def checks(
         lambda: check_open_clip(models),
         lambda: check_frames(models, agent),
         lambda: check_port(models, port) if port is not None else [],
-        lambda: check_store(models, store),
+        lambda: check_store(models, store, agent),
         lambda: check_servers(models, pipeline) if network else [],
     ]
     for step in steps:
