@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
 from rich.console import Console
 
-from videomem.config import SERVE_PORT, STAGE_ORDER, load_pipeline
+from videomem.config import SERVE_PORT, STAGE_ORDER, PipelineConfig, load_pipeline
 from videomem.errors import VideomemError
 from videomem.timeline import format_clock
 
@@ -128,14 +129,25 @@ def ingest(
         raise typer.Exit(1)
 
 
-def _preflight(models: Path | None, pipeline=None, agents: Optional[list[Path]] = None, **options) -> None:
-    """`videomem doctor`'s checks that cost nothing; the first failure stops the command."""
+def _preflight(
+    models: Path | None,
+    pipeline: PipelineConfig | None = None,
+    agents: Sequence[Path | None] = (),
+    *,
+    store: Path | None = None,
+    port: int | None = None,
+    ray: bool = False,
+) -> None:
+    """`videomem doctor`'s checks that cost nothing, for each agent profile given (None: the
+    default one); the first failure stops the command."""
     from videomem.config import load_agent, load_models
     from videomem.doctor import preflight
 
     profile = load_models(models)
-    for agent in agents or [None]:
-        preflight(profile, pipeline, load_agent(agent) if agents is not None else None, **options)
+    for agent in agents:
+        preflight(profile, pipeline, load_agent(agent), store=store, port=port, ray=ray)
+    if not agents:
+        preflight(profile, pipeline, store=store, port=port, ray=ray)
 
 
 def _print_failures(failures: list[tuple[str, str]]) -> None:
@@ -415,7 +427,7 @@ def eval_(
     from videomem.config import load_agent
     from videomem.eval.harness import run_eval, run_side_by_side
 
-    _preflight(models, agents=agent or [], store=store)
+    _preflight(models, agents=agent or [None], store=store)
     if agent and len(agent) > 1:
         target = out_dir or Path("runs") / f"{benchmark}-compare"
         _, summaries = run_side_by_side(
@@ -472,7 +484,7 @@ def serve(
     from videomem.models.registry import ModelSet
     from videomem.server.app import create_app
 
-    _preflight(models, agents=[agent] if agent else [], store=store, port=port)
+    _preflight(models, agents=[agent], store=store, port=port)
     application = create_app(store, ModelSet.from_file(models), load_agent(agent), token=token, threads=threads)
     if host not in ("127.0.0.1", "localhost", "::1") and not token:
         err.print(f"warning: serving {store} to the network on {host} without --token", markup=False, highlight=False)
