@@ -118,6 +118,9 @@ class FasterWhisperRecognizer:
         try:
             self.model = WhisperModel(str(cfg.model), device=device, compute_type=cfg.dtype or "default")
         except (OSError, RuntimeError, ValueError) as exc:
+            missing = missing_cuda_library(exc)
+            if missing is not None:
+                raise missing from None
             raise ModelError(f"asr: cannot load faster-whisper model {cfg.model!r} ({' '.join(str(exc).split())})") from None
         on_gpu = device == "cuda" or device == "auto" and ctranslate2.get_cuda_device_count() > 0
         self.batched = BatchedInferencePipeline(self.model) if on_gpu else None
