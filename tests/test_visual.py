@@ -69,10 +69,12 @@ class FrameVision:
 class Models:
     """A ModelSet stand-in: a models profile (whose visual_embedder names the embedder) and doubles."""
 
-    def __init__(self, embedder=None, model: str = "colour-mean", batch_size: int = 4, vision=None) -> None:
+    def __init__(
+        self, embedder=None, model: str = "colour-mean", batch_size: int = 4, vision=None, max_images: int | None = None
+    ) -> None:
         self.cfg = ModelsConfig(
             name="test",
-            vlm=RoleConfig(backend="offline"),
+            vlm=RoleConfig(backend="offline", max_images=max_images),
             llm=RoleConfig(backend="offline"),
             text_embedder=RoleConfig(backend="offline"),
             visual_embedder=RoleConfig(backend="open_clip", model=model, pretrained="x", batch_size=batch_size),
@@ -181,6 +183,28 @@ def test_visual_tool_shows_a_range_to_the_vlm_with_the_question(tmp_path: Path) 
     assert late.evidence == [] and "before the query time DAY1 11:00:30" in late.observation
     with pytest.raises(ToolCallError, match="ends before it starts"):
         toolbox.call("memory.visual", {"query": "DAY1 11:00:40 - DAY1 11:00:10"})
+
+
+def test_tools_send_at_most_the_engines_image_limit_chosen_evenly(tmp_path: Path) -> None:
+    """Frames are stored densely and the agent allows 64 (memory.visual) or 32 (video.qa) a
+    request; the engine takes 16 images a prompt (vLLM's limit_mm_per_prompt): a longer range
+    must still reach it as 16 frames from its start to its end, not fail the question."""
+    store = _dense_store(tmp_path, seconds=120, spacing=1.0)
+    models = Models(max_images=16)
+    cfg = AgentConfig(tools=("video.qa", "memory.visual"), qa_max_frames=32)
+    toolbox = Toolbox(store, models, Memories.open(store, models, cfg), cfg, question="What is on the table?")
+
+    result = toolbox.call("memory.visual", {"query": "00:00:00 - 00:02:00"})
+    _, view = models.vision.asked[-1]
+    assert len(view.frames) == 16 and len(result.evidence[0].frames) == 16
+    assert view.frame_times[0] < 2 and view.frame_times[-1] > 118, "spread over the whole range"
+    gaps = np.diff(view.frame_times)
+    assert gaps.max() - gaps.min() <= 1.0 + 1e-9, "evenly spaced"
+    assert result.observation.startswith("From 16 frame(s)")
+
+    toolbox.call("video.qa", {"question": "What is on the table?", "t_start": 0, "t_end": 120})
+    _, view = models.vision.asked[-1]
+    assert len(view.frames) == 16 and view.frame_times[-1] - view.frame_times[0] > 110
 
 
 def test_visual_tool_refuses_a_range_over_parallel_videos(tmp_path: Path) -> None:

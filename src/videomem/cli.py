@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
 from rich.console import Console
 
-from videomem.config import STAGE_ORDER, load_pipeline
+from videomem.config import SERVE_PORT, STAGE_ORDER, PipelineConfig, load_pipeline
 from videomem.errors import VideomemError
 from videomem.timeline import format_clock
 
@@ -103,6 +104,7 @@ def ingest(
         _print_failures(missing)
         raise typer.Exit(1)
     cluster = RayOptions(ray_address, ray_actors) if ray or ray_address else None
+    _preflight(models, cfg, ray=cluster is not None)
     if cluster is not None:  # a cluster that cannot be joined leaves no empty store behind either
         connect(cluster)
     with Store(store, create=True) as db:
@@ -126,6 +128,27 @@ def ingest(
     if failures:
         _print_failures(failures)
         raise typer.Exit(1)
+
+
+def _preflight(
+    models: Path | None,
+    pipeline: PipelineConfig | None = None,
+    agents: Sequence[Path | None] = (),
+    *,
+    store: Path | None = None,
+    port: int | None = None,
+    ray: bool = False,
+) -> None:
+    """`videomem doctor`'s checks that cost nothing, for each agent profile given (None: the
+    default one); the first failure stops the command."""
+    from videomem.config import load_agent, load_models
+    from videomem.doctor import preflight
+
+    profile = load_models(models)
+    for agent in agents:
+        preflight(profile, pipeline, load_agent(agent), store=store, port=port, ray=ray)
+    if not agents:
+        preflight(profile, pipeline, store=store, port=port, ray=ray)
 
 
 def _print_failures(failures: list[tuple[str, str]]) -> None:
@@ -413,6 +436,7 @@ def eval_(
     from videomem.config import load_agent
     from videomem.eval.harness import run_eval, run_side_by_side
 
+    _preflight(models, agents=agent or [None], store=store)
     if retrieval:
         _eval_retrieval(benchmark, questions, store, out_dir, agent, models, limit)
         return
@@ -482,7 +506,7 @@ TokenOpt = Annotated[
 def serve(
     store: StoreOpt,
     host: Annotated[str, typer.Option("--host", help="Address to bind; the default serves this machine only.")] = "127.0.0.1",
-    port: Annotated[int, typer.Option("--port", min=0, max=65535, help="0 picks a free port.")] = 8000,
+    port: Annotated[int, typer.Option("--port", min=0, max=65535, help="0 picks a free port.")] = SERVE_PORT,
     agent: AgentOpt = None,
     models: ModelsOpt = None,
     token: TokenOpt = None,
@@ -495,10 +519,40 @@ def serve(
     from videomem.models.registry import ModelSet
     from videomem.server.app import create_app
 
+    _preflight(models, agents=[agent], store=store, port=port)
     application = create_app(store, ModelSet.from_file(models), load_agent(agent), token=token, threads=threads)
     if host not in ("127.0.0.1", "localhost", "::1") and not token:
         err.print(f"warning: serving {store} to the network on {host} without --token", markup=False, highlight=False)
     uvicorn.run(application, host=host, port=port)
+
+
+@app.command()
+def doctor(
+    models: ModelsOpt = None,
+    pipeline: Annotated[
+        Optional[Path], typer.Option("--pipeline", help="Pipeline profile. Default: pipelines/default.yaml.")
+    ] = None,
+    agent: AgentOpt = None,
+    store: Annotated[Optional[Path], typer.Option("--store", "-s", help="Also compare this store's embedders.")] = None,
+    port: Annotated[int, typer.Option("--port", min=1, max=65535, help="The port serve will use.")] = SERVE_PORT,
+) -> None:
+    """Check, without loading weights, that this machine can run the profiles: packages and
+    versions, CUDA and its libraries, GPU memory, image limits, servers, ports, store embedders.
+    One row per check; each ✗ comes with the line that fixes it."""
+    import importlib.util
+
+    from videomem.config import load_agent, load_models
+    from videomem.doctor import checks
+
+    found = checks(
+        load_models(models), load_pipeline(pipeline), load_agent(agent), store=store, port=port,
+        ray=importlib.util.find_spec("ray") is not None,
+    )
+    for check in found:
+        for line in check.lines():
+            typer.echo(line)
+    if any(check.ok is False for check in found):
+        raise typer.Exit(1)
 
 
 @app.command()

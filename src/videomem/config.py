@@ -17,6 +17,8 @@ from videomem.errors import ConfigError
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 """Checkout root; the default profiles live in its pipelines/, models/ and agents/ folders."""
+SERVE_PORT = 8750
+"""`videomem serve`'s default port: not 8000, where `vllm serve` (and the GPU profiles' base_url) listen."""
 
 STAGE_ORDER = ("sample", "transcribe", "caption", "objects", "episodic", "semantic", "visual")
 """Stages that exist, in the order `ingest` runs them. A pipeline lists a subset."""
@@ -76,6 +78,12 @@ class PipelineConfig(_Strict):
         1, ge=1, description="ingest --ray: actors holding the vision model (one per GPU for a GPU profile)"
     )
     ray_embed_actors: int = Field(1, ge=1, description="ingest --ray: actors holding the visual embedder")
+    ray_vision_batch_size: int | None = Field(
+        None,
+        ge=1,
+        description="ingest --ray: clips per call to a vision actor; unset: the engine's own window (vLLM, "
+        "transformers), else caption_batch_size",
+    )
 
     @field_validator("stages")
     @classmethod
@@ -109,7 +117,13 @@ class RoleConfig(_Strict):
     device: str | None = None
     dtype: str | None = None
     max_tokens: int = Field(512, ge=1)
-    temperature: float = Field(0.0, ge=0, le=2)
+    temperature: float | None = Field(
+        None,
+        ge=0,
+        le=2,
+        description="sampling temperature; unset: the openai backend sends none (the server's default, the only "
+        "one reasoning models accept) and local engines decode greedily",
+    )
     batch_size: Annotated[int, Field(ge=1)] | Literal["auto"] = Field(
         8, description="requests per model call; 'auto' (transformers): the largest batch free GPU memory holds"
     )
@@ -120,7 +134,17 @@ class RoleConfig(_Strict):
     )
     max_retries: int = Field(3, ge=0, le=10)
     json_repairs: int = Field(2, ge=0, le=5, description="re-asks after malformed JSON output")
-    structured_output: bool = Field(True, description="send response_format json_schema")
+    structured_output: bool = Field(
+        True,
+        description="send response_format json_schema (false: a server without constrained decoding; the schema "
+        "then goes in the prompt only)",
+    )
+    max_images: int | None = Field(
+        None,
+        ge=1,
+        description="most images one request may carry: the engine's image limit (vLLM's limit_mm_per_prompt "
+        "image); tools that send frames send at most this many, chosen evenly over their range",
+    )
     options: dict[str, Any] = Field(default_factory=dict, description="backend-specific extras")
 
     @model_validator(mode="after")
@@ -149,6 +173,21 @@ class ModelsConfig(_Strict):
     question_deadline_s: float = Field(
         600.0, gt=0, description="seconds the agent may spend on one question; checked between model calls"
     )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _shared_engine_images(cls, data: Any) -> Any:
+        """An in-process vLLM llm of the vlm's model shares the vlm's engine, so it takes the vlm's
+        image limit (engines are shared only when their arguments match)."""
+        if not isinstance(data, dict):
+            return data
+        vlm, llm = data.get("vlm"), data.get("llm")
+        if (
+            isinstance(vlm, dict) and isinstance(llm, dict) and "max_images" in vlm and "max_images" not in llm
+            and vlm.get("backend") == llm.get("backend") == "vllm" and vlm.get("model") == llm.get("model")
+        ):
+            data = {**data, "llm": {**llm, "max_images": vlm["max_images"]}}
+        return data
 
     @model_validator(mode="after")
     def _role_backends(self) -> ModelsConfig:

@@ -34,6 +34,16 @@ class MalformedOutputError(ModelError):
     """A model's output stayed unusable after the bounded re-asks: a fault of one request, not
     of the backend, so a long run records it against that request and goes on."""
 
+    def __init__(self, message: str, reply: str = "") -> None:
+        super().__init__(message)
+        self.reply = reply
+        """The last unusable reply, kept with the recorded failure."""
+
+
+class SetupError(VideomemError):
+    """The machine cannot run what the profiles ask (a check of `videomem doctor` failed): a
+    missing package or GPU, a port taken, an image limit exceeded."""
+
 
 class TranscriptError(VideomemError):
     """A transcript or imported caption file (.srt, .vtt, .json) cannot be read, is misnamed or

@@ -15,6 +15,7 @@ Every tool sees only what the question may see: memory recorded by `until`, in `
 from __future__ import annotations
 
 import inspect
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Annotated, Any, cast, get_type_hints
@@ -28,7 +29,7 @@ from videomem.memory.clips import TimeText, evenly, frames_view, visible_frames
 from videomem.memory.registry import MEMORIES, Memory, open_memory, tool_name
 from videomem.memory.visual import SOURCE as VISUAL_SOURCE
 from videomem.memory.visual import VisualMemory
-from videomem.models.registry import ModelSet
+from videomem.models.registry import ModelSet, image_limit
 from videomem.store import Store
 from videomem.timeline import parse_range, parse_time
 
@@ -224,7 +225,7 @@ class Toolbox:
         covered_end = max(f["c_end"] for f in frames)
         span = min(t_end, covered_end) - max(t_start, covered_start)
         budget = min(self.cfg.qa_max_frames, max(1, int(span * self.cfg.qa_fps)))
-        frames = evenly(frames, budget)
+        frames = evenly(frames, min(budget, self._image_limit))
         view = frames_view(self.store, frames, covered_start, covered_end)
         out = self.models.vision.answer_from_frames(question, view)
         evidence = Evidence(covered_start, covered_end, out.answer.strip(), "qa", 1.0, videos[0])
@@ -266,7 +267,7 @@ class Toolbox:
         lines = [f"{n}. {self._entry(e)}" for n, e in enumerate(found, start=1)]
         looked = []
         for n, segment in enumerate(found[: self.cfg.visual.inspect], start=1):
-            frames = memory.segment_frames(segment)
+            frames = memory.segment_frames(segment, self._image_limit)
             if frames:
                 looked.append(self._look(frames, segment.t_start, segment.t_end, segment.score))
                 lines.append(f"Looking at the {len(frames)} frame(s) of {n}: {looked[-1].text}")
@@ -276,7 +277,7 @@ class Toolbox:
         """The model sees the range's frames as one sequence, also across videos that follow each
         other on the timeline (EgoLife's 30-s files; the evidence names the first); videos that
         overlap in time (a store of separate videos, each from 0) need the question's video."""
-        frames = memory.range_frames(t_start, t_end, self.until, self.video_id)
+        frames = memory.range_frames(t_start, t_end, self.until, self.video_id, self._image_limit)
         if not frames:
             return ToolResult(f"No frames recorded between {self.time(t_start)} and {self.time(t_end)}" + self._before())
         spans: dict[str, tuple[float, float]] = {}
@@ -302,6 +303,12 @@ class Toolbox:
         return ToolResult(f"finished: {answer}" if answer else "finished")
 
     # ------------------------------------------------------------ helpers
+
+    @property
+    def _image_limit(self) -> int:
+        """Frames one vision request may carry: the models profile's engine limit."""
+        limit = image_limit(self.models.cfg)
+        return limit if limit is not None else sys.maxsize
 
     def _search(self, query: str, k: int) -> list[Evidence]:
         """The top k of each memory merged by similarity (up to 2k entries; callers cut)."""

@@ -44,7 +44,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from videomem.config import PipelineConfig, SemanticSettings
-from videomem.errors import ModelError
+from videomem.errors import MalformedOutputError, ModelError
 from videomem.evidence import Evidence
 from videomem.memory.clips import TimeText, timeline_kind
 from videomem.memory.graph import (
@@ -103,6 +103,11 @@ class _Segment:
     @property
     def t_end(self) -> float:
         return max(f.t_end for f in self.facts)
+
+    @property
+    def unit(self) -> str:
+        """How a failure of this segment is recorded and listed."""
+        return f"{self.scope or 'corpus'} segment {self.idx}"
 
     @property
     def digest(self) -> str:
@@ -214,6 +219,11 @@ class SemanticMemory:
                 for segment in todo:
                     try:
                         self._add_segment(segment, history, cfg)
+                    except MalformedOutputError as exc:  # this segment's reply, not the backend: go on
+                        with self.store.transaction() as tx:
+                            Store.mark_failed(tx, STAGE, segment.unit, str(exc), exc.reply)
+                        result.failures.append((segment.unit, f"{exc} (recorded; re-run ingest to retry)"))
+                        continue
                     except ModelError as exc:
                         left = len(todo) - result.done
                         result.failures.append((STAGE, f"{exc} ({left} segments left; re-run ingest to resume)"))
@@ -314,6 +324,7 @@ class SemanticMemory:
                 "INSERT OR REPLACE INTO semantic_segments (scope, idx, t_start, t_end, inputs_hash) VALUES (?, ?, ?, ?, ?)",
                 (segment.scope, segment.idx, segment.t_start, segment.t_end, segment.digest),
             )
+            tx.execute("DELETE FROM stage_failures WHERE stage = ? AND unit = ?", (STAGE, segment.unit))
 
     def _new(
         self, induced: list[SemanticTriplet], facts: list[EpisodicFact], scope: str, cfg: PipelineConfig
@@ -512,4 +523,6 @@ def reset(store: Store, video_ids: Sequence[str]) -> None:
     with store.transaction() as tx:
         tx.execute(f"DELETE FROM semantic_triplets WHERE scope IN ({marks})", scopes)
         tx.execute(f"DELETE FROM semantic_segments WHERE scope IN ({marks})", scopes)
+        units = [f"{scope or 'corpus'} segment %" for scope in scopes]
+        tx.executemany("DELETE FROM stage_failures WHERE stage = ? AND unit LIKE ?", [(STAGE, u) for u in units])
 

@@ -213,7 +213,8 @@ class _Prompted:
             raise MalformedOutputError(
                 f"{task}: the {self.role} model {self.cfg.model!r} gave unusable output "
                 f"{attempts} time(s) for {len(failed)} of {len(requests)} request(s); "
-                f"last error: {failed[-1].error.removeprefix(task + ': ')}"
+                f"last error: {failed[-1].error.removeprefix(task + ': ')}",
+                failed[-1].reply,
             )
         return results
 
