@@ -21,6 +21,7 @@ from videomem.pipeline.base import Stage, StageContext, StageResult, VideoSource
 from videomem.pipeline.ray_runner import RAY_STAGES, RayOptions, connect, ray_stage
 from videomem.pipeline.streaming import StreamedStages, streamed
 from videomem.store import Store
+from videomem.store.ids import video_id_of
 from videomem.store.vectors import ProgressFactory
 from videomem.timeline import TimelineKind, egolife_start
 from videomem.video.probe import content_hash
@@ -75,12 +76,14 @@ def _sidecar_transcript(video: Path) -> Path | None:
 
 
 def discover_sources(
-    paths: Sequence[str | Path], timeline: TimelineKind = "single"
+    paths: Sequence[str | Path], timeline: TimelineKind = "single", roots: Sequence[Path] | None = None
 ) -> tuple[list[VideoSource], list[tuple[str, str]]]:
     """Expand directories, assign ids and timeline offsets. Returns (sources, failures).
 
     Files named explicitly are taken whatever their extension (a bad one fails at probe, with
-    its own message); directories contribute files with a video extension, recursively.
+    its own message); directories contribute files with a video extension, recursively. With
+    `roots` (a server's ingest roots), a file that resolves outside all of them (a symlink
+    leading out) is a failure.
     """
     files: list[Path] = []
     failures: list[tuple[str, str]] = []
@@ -99,7 +102,14 @@ def discover_sources(
     by_id: dict[str, Path] = {}
     sources: list[VideoSource] = []
     for file in files:
-        video_id = file.stem
+        if roots is not None and not any(file.resolve().is_relative_to(root) for root in roots):
+            failures.append((str(file), "leads outside the server's ingest roots"))
+            continue
+        try:
+            video_id = video_id_of(file)
+        except VideomemError as exc:
+            failures.append((str(file), str(exc)))
+            continue
         if video_id in by_id:
             if by_id[video_id].resolve() == file.resolve():
                 continue
@@ -129,6 +139,7 @@ def ingest(
     captions: str | Path | None = None,
     transcripts: str | Path | None = None,
     ray: RayOptions | None = None,
+    roots: Sequence[Path] | None = None,
 ) -> IngestReport:
     """Run the pipeline's stages (or `stages`) over `paths` into `store`.
 
@@ -138,6 +149,7 @@ def ingest(
     (pipeline/imports.py). With `ray`, decoding, the vision pass and the visual embeddings run
     on a Ray cluster (pipeline/ray_runner.py); the store is written here all the same. Without
     `ray` and imports, `sample` and `caption` stream into each other (pipeline/streaming.py).
+    `roots` limits the files read to those folders (`discover_sources`).
     """
     chosen = tuple(stages) if stages else pipeline.stages
     unknown = [s for s in chosen if s not in STAGE_ORDER]
@@ -147,7 +159,7 @@ def ingest(
     if ray is not None:
         connect(ray)
     with store.writer():
-        sources, failures = discover_sources(paths, timeline)
+        sources, failures = discover_sources(paths, timeline, roots)
         sources, conflicts = _same_files(store, sources, replace=force)
         report = IngestReport(failures=failures + conflicts)
         with store.transaction() as tx:

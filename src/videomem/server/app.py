@@ -6,7 +6,8 @@
     GET  /memories/{name}/search    what one memory returns for a query
     GET  /videos/{video_id}         a video of the store (range requests, so the player can seek)
     GET  /frames/{path}             a stored frame (the URLs evidence carries in `frame_urls`)
-    POST /ingest                    start an ingest in the background (one at a time)
+    POST /ingest                    start an ingest in the background (one at a time), of
+                                    files under the server's `--ingest-root` folders only
     GET  /ingest, /ingest/{job_id}  jobs and their progress
 
 Memories come from the registry and tools from the agent's Toolbox, so ones added later
@@ -19,7 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from concurrent.futures import Future
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -29,6 +30,7 @@ from fastapi import FastAPI, HTTPException, Query, Request
 from fastapi.responses import FileResponse, JSONResponse
 from fastapi.sse import EventSourceResponse, ServerSentEvent
 from fastapi.staticfiles import StaticFiles
+from starlette.middleware.trustedhost import TrustedHostMiddleware
 
 from videomem.agent.tools import Toolbox
 from videomem.config import AgentConfig
@@ -37,7 +39,8 @@ from videomem.memory.clips import require_video
 from videomem.memory.registry import MEMORIES
 from videomem.models.registry import ModelSet
 from videomem.server.auth import TokenGate
-from videomem.server.jobs import IngestBusy, IngestRequest, Jobs
+from videomem.server.guards import LOOPBACK_HOSTS, SameOrigin
+from videomem.server.jobs import IngestBusy, IngestRefused, IngestRequest, Jobs
 from videomem.server.readers import AskRequest, Reader, Readers, video_url
 from videomem.summary import summarize
 from videomem.timeline import parse_time
@@ -65,11 +68,20 @@ def load_roles(models: ModelSet, agent: AgentConfig) -> None:
 
 
 def create_app(
-    store_dir: Path, models: ModelSet, agent: AgentConfig, *, token: str | None = None, threads: int = 8
+    store_dir: Path,
+    models: ModelSet,
+    agent: AgentConfig,
+    *,
+    token: str | None = None,
+    threads: int = 8,
+    ingest_roots: Sequence[Path] = (),
+    hosts: Sequence[str] = LOOPBACK_HOSTS,
 ) -> FastAPI:
-    """The app over an existing store; `threads` questions are answered at once."""
+    """The app over an existing store; `threads` questions are answered at once. `POST /ingest`
+    reads only under `ingest_roots` (none: remote ingest is off); requests must name one of
+    `hosts` (guards.py)."""
     readers = Readers(store_dir, models, agent, threads)
-    jobs = Jobs(store_dir, models, on_done=readers.refresh)
+    jobs = Jobs(store_dir, models, on_done=readers.refresh, roots=ingest_roots)
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
@@ -86,10 +98,13 @@ def create_app(
     app.state.jobs = jobs
     if token:
         app.add_middleware(TokenGate, token=token)
+    app.add_middleware(SameOrigin)
+    app.add_middleware(TrustedHostMiddleware, allowed_hosts=list(hosts))  # added last: checked first
 
     @app.exception_handler(VideomemError)
     async def user_error(_: Request, exc: VideomemError) -> JSONResponse:
-        return JSONResponse({"detail": str(exc)}, status_code=409 if isinstance(exc, IngestBusy) else 400)
+        status = 409 if isinstance(exc, IngestBusy) else 403 if isinstance(exc, IngestRefused) else 400
+        return JSONResponse({"detail": str(exc)}, status_code=status)
 
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
 
@@ -201,8 +216,10 @@ def create_app(
     @app.post("/ingest", status_code=202)
     async def start_ingest(request: IngestRequest) -> dict[str, Any]:
         """Start an ingest into this store in the background; poll `/ingest/{id}` for progress.
-        409 while another ingest runs."""
-        return jobs.start(request).to_json()
+        409 while another ingest runs; 403 for paths or profiles outside the server's ingest
+        roots, and for any request when it has none."""
+        job = await asyncio.to_thread(jobs.start, request)  # reads the profile: not on the event loop
+        return job.to_json()
 
     @app.get("/ingest")
     async def ingest_jobs() -> list[dict[str, Any]]:

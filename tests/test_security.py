@@ -1,0 +1,189 @@
+"""What a hostile client cannot do to a served store or its machine (issue 29), each as the
+probe did it: against a live `videomem serve` app on 127.0.0.1.
+
+1. a video id that names a folder (`...mp4` → `..`) cannot delete or write outside the store;
+2. `POST /ingest`'s `pipeline` reads no file outside the ingest roots and echoes none;
+3. `POST /ingest`'s `paths` reads nothing outside the ingest roots (none: remote ingest is off);
+4. requests naming a foreign Host (DNS rebinding) or Origin (another site) are refused.
+"""
+
+from __future__ import annotations
+
+import http.client
+import os
+import shutil
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import httpx
+import pytest
+from live_server import live
+from memory_stores import offline_models
+
+from videomem.config import load_agent
+from videomem.errors import VideoIdError
+from videomem.pipeline.base import VideoSource
+from videomem.pipeline.runner import discover_sources
+from videomem.server.app import create_app
+from videomem.store import Store
+from videomem.store.ids import MAX_ID_BYTES
+
+SECRET = "TOPSECRET-7f3a"
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory, bikes):
+    """A live server over a store holding `bikes`, with one ingest root; yields (base URL,
+    store dir, ingest root, a folder outside the root)."""
+    base = tmp_path_factory.mktemp("security")
+    root, outside, store_dir = base / "root", base / "outside", base / "store"
+    root.mkdir()
+    outside.mkdir()
+    shutil.copyfile(bikes, root / "bikes.mp4")
+    Store(store_dir, create=True).close()
+    app = create_app(store_dir, offline_models(), load_agent(), ingest_roots=[root])
+    with live(app) as url, httpx.Client(base_url=url, timeout=120) as client:
+        assert ingest(client, app, {"paths": [str(root / "bikes.mp4")], "stages": ["sample"]})["state"] == "done"
+        yield client, app, store_dir, root, outside
+
+
+def ingest(client: httpx.Client, app, body: dict) -> dict:
+    """Start an ingest and wait for it; the finished job."""
+    started = client.post("/ingest", json=body)
+    assert started.status_code == 202, started.text
+    job_id = started.json()["id"]
+    assert app.state.jobs.get(job_id).ended.wait(120)
+    return client.get(f"/ingest/{job_id}").json()
+
+
+def stored_frames(store_dir: Path) -> list[Path]:
+    return sorted((store_dir / "frames").rglob("*.jpg"))
+
+
+# ------------------------------------------------------------------ 1. video ids
+
+
+def test_a_forced_ingest_of_a_file_named_like_a_folder_leaves_the_store_whole(served) -> None:
+    client, app, store_dir, root, _ = served
+    frames = stored_frames(store_dir)
+    assert frames
+    folder = root / "dots"
+    folder.mkdir()
+    for name in ("...mp4", "..mp4"):  # ids `..` and `.`: the store's own folder and frames/
+        (folder / name).write_text("x")
+        job = ingest(client, app, {"paths": [str(folder / name)], "force": True, "stages": ["sample"]})
+        assert job["state"] == "done" and len(job["failures"]) == 1, job
+        assert job["failures"][0][0] == str(folder / name) and "cannot be a video id" in job["failures"][0][1]
+    assert (store_dir / "memory.sqlite").is_file() and stored_frames(store_dir) == frames
+    assert [v["id"] for v in client.get("/info").json()["videos"]] == ["bikes"]
+
+
+def test_video_ids_follow_one_rule_wherever_they_are_made(tmp_path) -> None:
+    bad = ["...mp4", "..mp4", "a:b.mp4", "tab\there.mp4", "x" * (MAX_ID_BYTES + 1) + ".mp4", "é" * 101 + ".mp4"]
+    for name in [*bad, "fine name é.mp4", ".hidden.mp4"]:
+        (tmp_path / name).write_text("x")
+    sources, failures = discover_sources([tmp_path / name for name in [*bad, "fine name é.mp4", ".hidden.mp4"]])
+    assert [s.video_id for s in sources] == ["fine name é", ".hidden"]
+    assert [f[0] for f in failures] == [str(tmp_path / name) for name in bad]
+    assert all("cannot be a video id" in why for _, why in failures)
+    for video_id in ("..", ".", "", "a/b", "a\\b", "a\x00b"):
+        with pytest.raises(VideoIdError):
+            VideoSource(tmp_path / "v.mp4", video_id)  # what the Ray runner and benchmarks build
+
+
+def test_the_cli_force_deletes_nothing_outside_the_store(tmp_path, run_cli) -> None:
+    Store(tmp_path / "store", create=True).close()
+    (tmp_path / "...mp4").write_text("x")
+    result = run_cli("ingest", tmp_path / "...mp4", "--store", tmp_path / "store", "--force", "--stages", "sample")
+    assert result.code == 1 and "cannot be a video id" in result.stderr
+    assert (tmp_path / "store" / "memory.sqlite").is_file() and (tmp_path / "...mp4").is_file()
+
+
+# ------------------------------------------------------------------ 2. pipeline profiles
+
+
+def test_a_pipeline_profile_is_read_only_from_the_shipped_set_or_an_ingest_root(served) -> None:
+    client, app, _, root, outside = served
+    secret = outside / "secret.yaml"
+    secret.write_text(f"api_key: {SECRET}\n")
+    for given in (str(secret), "/etc/passwd", "../../etc/passwd", "pipelines/default.yaml"):
+        reply = client.post("/ingest", json={"paths": [str(root)], "pipeline": given})
+        assert reply.status_code == 403 and "neither a shipped profile" in reply.json()["detail"], given
+        assert SECRET not in reply.text and "root:" not in reply.text
+    inside = root / "bad.yaml"
+    for text in (f"clip_seconds: {SECRET}\n", f"{SECRET}: 1\n", f"- {SECRET}\n", f"a: [{SECRET}\n"):
+        inside.write_text(text)
+        reply = client.post("/ingest", json={"paths": [str(root)], "pipeline": str(inside)})
+        assert reply.status_code == 400 and reply.json()["detail"].startswith(str(inside)), text
+        assert SECRET not in reply.text, text
+    assert ingest(client, app, {"paths": [str(root / "bikes.mp4")], "pipeline": "default", "stages": ["sample"]})["state"] == "done"
+
+
+# ------------------------------------------------------------------ 3. ingest roots
+
+
+def test_ingest_reads_nothing_outside_its_roots(served, bikes) -> None:
+    client, app, store_dir, root, outside = served
+    for paths in (["/usr"], [str(outside)], [str(root / ".." / "outside")], ["bikes.mp4"], [""], [str(root), "/"]):
+        reply = client.post("/ingest", json={"paths": paths, "stages": ["sample"]})
+        assert reply.status_code in (403, 422), paths
+    shutil.copyfile(bikes, outside / "copied.mp4")
+    (root / "links").mkdir()
+    os.symlink(outside / "copied.mp4", root / "links" / "copied.mp4")  # a link inside the root leading out
+    job = ingest(client, app, {"paths": [str(root / "links")], "stages": ["sample"]})
+    assert job["failures"] == [[str(root / "links" / "copied.mp4"), "leads outside the server's ingest roots"]]
+    assert client.get("/videos/copied").status_code == 404
+
+
+def test_without_an_ingest_root_remote_ingest_is_off(tmp_path, bikes) -> None:
+    Store(tmp_path / "store", create=True).close()
+    app = create_app(tmp_path / "store", offline_models(), load_agent())
+    with live(app) as url:
+        reply = httpx.post(f"{url}/ingest", json={"paths": [str(bikes)]})
+    assert reply.status_code == 403 and "remote ingest is off" in reply.json()["detail"]
+    assert app.state.jobs.all() == []
+
+
+# ------------------------------------------------------------------ 4. Host and Origin
+
+
+def _get(base: str, headers: dict[str, str]) -> int:
+    """GET /info with exactly these headers (httpx would set Host itself)."""
+    url = urlsplit(base)
+    conn = http.client.HTTPConnection(url.hostname, url.port, timeout=60)
+    try:
+        conn.putrequest("GET", "/info", skip_host="Host" in headers)
+        for name, value in headers.items():
+            conn.putheader(name, value)
+        conn.endheaders()
+        return conn.getresponse().status
+    finally:
+        conn.close()
+
+
+def test_a_foreign_host_or_origin_is_refused(served) -> None:
+    client, *_ = served
+    base = str(client.base_url).rstrip("/")
+    port = urlsplit(base).port
+    assert _get(base, {}) == 200
+    assert _get(base, {"Host": f"localhost:{port}"}) == 200
+    assert _get(base, {"Host": f"[::1]:{port}"}) == 200
+    assert _get(base, {"Host": f"attacker.example:{port}"}) == 400  # DNS rebinding
+    assert _get(base, {"Host": "attacker.example"}) == 400
+    assert _get(base, {"Origin": f"http://127.0.0.1:{port}"}) == 200  # the page itself
+    assert _get(base, {"Origin": "http://attacker.example"}) == 403
+    assert _get(base, {"Origin": "null"}) == 403
+    reply = client.post("/ingest", json={"paths": ["/usr"]}, headers={"Origin": "http://attacker.example"})
+    assert reply.status_code == 403 and reply.json()["detail"] == "cross-site request refused"
+
+
+# ------------------------------------------------------------------ 10. binding beyond loopback
+
+
+@pytest.mark.parametrize("command", [["serve"], ["mcp", "--http"]])
+def test_binding_beyond_loopback_without_a_token_is_refused(tmp_path, run_cli, monkeypatch, command) -> None:
+    monkeypatch.delenv("VIDEOMEM_TOKEN", raising=False)
+    Store(tmp_path / "store", create=True).close()
+    result = run_cli(*command, "--store", tmp_path / "store", "--host", "0.0.0.0", "--port", "1")
+    assert result.code == 2 and result.stderr.count("\n") == 1
+    assert "--host 0.0.0.0 serves beyond this machine: give an API token" in result.stderr
