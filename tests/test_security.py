@@ -10,10 +10,11 @@ probe did it: against a live `videomem serve` app on 127.0.0.1.
 from __future__ import annotations
 
 import http.client
+import logging
 import os
 import shutil
 from pathlib import Path
-from urllib.parse import urlsplit
+from urllib.parse import quote, quote_plus, urlsplit
 
 import httpx
 import pytest
@@ -187,3 +188,38 @@ def test_binding_beyond_loopback_without_a_token_is_refused(tmp_path, run_cli, m
     result = run_cli(*command, "--store", tmp_path / "store", "--host", "0.0.0.0", "--port", "1")
     assert result.code == 2 and result.stderr.count("\n") == 1
     assert "--host 0.0.0.0 serves beyond this machine: give an API token" in result.stderr
+
+
+# ------------------------------------------------------------------ 9. the token
+
+
+class Lines(logging.Handler):
+    """Every line a logger writes."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.lines: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.lines.append(record.getMessage())
+
+
+def test_the_token_is_taken_from_a_header_or_the_one_time_login_and_never_logged(tmp_path) -> None:
+    token = "пароль-🔑 s3cret"  # not Latin-1
+    Store(tmp_path / "store", create=True).close()
+    app = create_app(tmp_path / "store", offline_models(), load_agent(), token=token)
+    access, written = logging.getLogger("uvicorn.access"), Lines()
+    with live(app, log_level="info") as url, httpx.Client(base_url=url, timeout=60) as client:
+        access.addHandler(written)
+        try:
+            assert client.get("/info", headers={"Authorization": b"Bearer " + token.encode()}).status_code == 200
+            assert client.get("/info", params={"token": token}).status_code == 401  # not on other routes
+            assert client.get("/info", headers={"Authorization": b"Bearer " + token.encode()[:-1]}).status_code == 401
+            login = client.get("/", params={"token": token})
+            assert login.status_code == 303 and login.headers["location"] == "/"
+            assert client.get("/info").status_code == 200  # the cookie from here on
+        finally:
+            access.removeHandler(written)
+    assert any("GET /info" in line for line in written.lines) and any("GET / " in line for line in written.lines)
+    logged = "\n".join(written.lines)
+    assert token not in logged and quote(token) not in logged and quote_plus(token) not in logged

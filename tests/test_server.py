@@ -214,8 +214,9 @@ def test_with_a_token_every_route_requires_it(scripted) -> None:
         assert anonymous.post("/ingest", json={"paths": ["x.mp4"]}).status_code == 401
         assert anonymous.get("/?token=wrong").status_code == 401
     with TestClient(app(), base_url=LOCAL) as browser:
-        page = browser.get("/?token=s3cret")  # how the page is opened: the reply sets the cookie
-        assert page.status_code == 200 and "HttpOnly" in page.headers["set-cookie"]
+        login = browser.get("/?token=s3cret", follow_redirects=False)  # how the page is opened
+        assert login.status_code == 303 and login.headers["location"] == "/" and "HttpOnly" in login.headers["set-cookie"]
+        assert "s3cret" not in login.headers["set-cookie"]
         assert browser.get("/info").status_code == 200 and browser.get("/videos/synth0000").status_code == 200
 
 
