@@ -13,6 +13,7 @@ import http.client
 import logging
 import os
 import shutil
+import time
 from pathlib import Path
 from urllib.parse import quote, quote_plus, urlsplit
 
@@ -23,9 +24,12 @@ from memory_stores import offline_models
 
 from videomem.config import load_agent
 from videomem.errors import VideoIdError
+from videomem.models.base import ToolCall
 from videomem.pipeline.base import VideoSource
 from videomem.pipeline.runner import discover_sources
 from videomem.server.app import create_app
+from videomem.server.guards import MAX_BODY_BYTES
+from videomem.server.readers import MAX_QUESTION_CHARS
 from videomem.store import Store
 from videomem.store.ids import MAX_ID_BYTES
 
@@ -223,3 +227,70 @@ def test_the_token_is_taken_from_a_header_or_the_one_time_login_and_never_logged
     assert any("GET /info" in line for line in written.lines) and any("GET / " in line for line in written.lines)
     logged = "\n".join(written.lines)
     assert token not in logged and quote(token) not in logged and quote_plus(token) not in logged
+
+
+# ------------------------------------------------------------------ 5. abandoned questions
+
+STEP = 0.5
+
+
+class SlowPlanner:
+    """The offline language model, except that each plan step takes STEP seconds and never
+    finishes, so a question runs to its step limit: the slowness a dropped client must not keep
+    paying for (a double because a real model is not reliably slow)."""
+
+    def __init__(self, real: object) -> None:
+        self.real = real
+        self.steps = 0
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self.real, name)
+
+    def plan_step(self, state) -> ToolCall:
+        self.steps += 1
+        time.sleep(STEP)
+        return ToolCall(thought="look again", tool="video.retrieval", arguments={"query": state.question})
+
+
+class SlowModels:
+    def __init__(self) -> None:
+        self.real = offline_models()
+        self.language = SlowPlanner(self.real.language)
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self.real, name)
+
+
+def test_a_question_whose_client_left_stops_and_frees_its_thread(served) -> None:
+    _, _, store_dir, *_ = served
+    models = SlowModels()
+    agent = load_agent().model_copy(update={"max_steps": 30})  # 15 s of steps if it ran to the end
+    with live(create_app(store_dir, models, agent, threads=1)) as url:
+        with httpx.Client(base_url=url, timeout=60) as client, client.stream("POST", "/ask", json={"question": "Where?"}) as reply:
+            assert next(line for line in reply.iter_lines() if line.startswith("event:")) == "event: step"
+        started = time.monotonic()
+        assert httpx.get(f"{url}/info", timeout=60).status_code == 200  # on the one reader thread
+        assert time.monotonic() - started < 6 * STEP
+        steps = models.language.steps
+        time.sleep(4 * STEP)
+        assert models.language.steps == steps < 6
+
+
+# ------------------------------------------------------------------ 6. bounded requests
+
+
+def test_questions_and_request_bodies_are_bounded(served) -> None:
+    client, *_ = served
+    started = time.monotonic()
+    huge = client.post("/ask", json={"question": "where? " * 300_000})  # 2 MB
+    assert huge.status_code == 413 and huge.json()["detail"] == f"request body over {MAX_BODY_BYTES} bytes"
+    for body, where in [
+        ({"question": "x" * (MAX_QUESTION_CHARS + 1)}, "question"),
+        ({"question": "Which?", "choices": ["a", "b" * (MAX_QUESTION_CHARS + 1)]}, 1),
+        ({"question": "Which?", "video_id": "v" * 1000}, "video_id"),
+    ]:
+        reply = client.post("/ask", json=body)
+        assert reply.status_code == 422 and reply.json()["detail"][0]["loc"][-1] == where
+    chunked = client.post("/ingest", content=(b"x" * 65536 for _ in range(40)))  # no declared length
+    assert chunked.status_code == 413
+    assert time.monotonic() - started < 10

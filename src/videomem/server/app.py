@@ -20,10 +20,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 from collections.abc import AsyncIterator, Sequence
 from concurrent.futures import Future
 from contextlib import asynccontextmanager
 from pathlib import Path
+from textwrap import shorten
 from typing import Annotated, Any
 
 from fastapi import FastAPI, HTTPException, Query, Request
@@ -39,13 +41,15 @@ from videomem.memory.clips import require_video
 from videomem.memory.registry import MEMORIES
 from videomem.models.registry import ModelSet
 from videomem.server.auth import TokenGate
-from videomem.server.guards import LOOPBACK_HOSTS, SameOrigin
+from videomem.server.guards import LOOPBACK_HOSTS, BodyLimit, SameOrigin
 from videomem.server.jobs import IngestBusy, IngestRefused, IngestRequest, Jobs
-from videomem.server.readers import AskRequest, Reader, Readers, video_url
+from videomem.server.readers import AskAbandoned, AskRequest, Reader, Readers, video_url
 from videomem.summary import summarize
 from videomem.timeline import parse_time
 
 log = logging.getLogger(__name__)
+LOGGED_CHARS = 200
+"""Characters of a failed question that its log line quotes."""
 STATIC = Path(__file__).parent / "static"
 
 
@@ -98,6 +102,7 @@ def create_app(
     app.state.jobs = jobs
     if token:
         app.add_middleware(TokenGate, token=token)
+    app.add_middleware(BodyLimit)
     app.add_middleware(SameOrigin)
     app.add_middleware(TrustedHostMiddleware, allowed_hosts=list(hosts))  # added last: checked first
 
@@ -149,31 +154,43 @@ def create_app(
     async def ask(request: AskRequest) -> AsyncIterator[ServerSentEvent]:
         """Answer a question. Streams `step` events (one per agent step, with its evidence) as
         they happen, then one `answer` event (answer, choice, evidence with time ranges, scores
-        and frame URLs, trace, tokens, seconds), or one `error` event."""
+        and frame URLs), or one `error` event. A question whose client leaves stops at its next
+        step (or never starts), freeing its reader thread."""
         loop = asyncio.get_running_loop()
         events: asyncio.Queue[ServerSentEvent] = asyncio.Queue()
+        abandoned = threading.Event()
 
         def put(event: str, data: dict[str, Any]) -> None:
             loop.call_soon_threadsafe(events.put_nowait, ServerSentEvent(event=event, data=data))
 
+        def step(data: dict[str, Any]) -> None:
+            if abandoned.is_set():
+                raise AskAbandoned("the client left")
+            put("step", data)
+
         def finished(future: Future) -> None:
-            exc = future.exception()
+            exc = None if future.cancelled() else future.exception()
+            if future.cancelled() or isinstance(exc, AskAbandoned):
+                return
             if exc is None:
                 put("answer", future.result())
             elif isinstance(exc, VideomemError):
                 put("error", {"detail": str(exc)})
             else:
-                log.error("question failed: %r", request.question, exc_info=exc)
+                log.error("question failed: %r", shorten(request.question, LOGGED_CHARS), exc_info=exc)
                 put("error", {"detail": f"internal error: {type(exc).__name__}: {exc}"})
 
-        readers.submit(lambda reader: reader.ask(request, on_step=lambda step: put("step", step))).add_done_callback(
-            finished
-        )
-        while True:
-            event = await events.get()
-            yield event
-            if event.event != "step":
-                return
+        work = readers.submit(lambda reader: reader.ask(request, on_step=step))
+        work.add_done_callback(finished)
+        try:
+            while True:
+                event = await events.get()
+                yield event
+                if event.event != "step":
+                    return
+        finally:  # the answer was sent, or the client left (the stream is cancelled)
+            abandoned.set()
+            work.cancel()
 
     @app.get("/memories/{name}/search")
     async def search(

@@ -6,6 +6,7 @@ onto 127.0.0.1 (DNS rebinding: the browser then sends the page's own name as `Ho
 request across sites (it then carries the page's `Origin`). So requests must name a trusted host
 (`TrustedHostMiddleware`: the loopback names, plus any the operator allows) and a browser request
 must come from the server's own origin (`SameOrigin`). Beyond loopback a token is required.
+Request bodies are bounded (`BodyLimit`).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from urllib.parse import urlsplit
 
 from starlette.datastructures import Headers
 from starlette.responses import JSONResponse
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from videomem.errors import VideomemError
 
@@ -66,3 +67,46 @@ class SameOrigin:
                 await JSONResponse({"detail": "cross-site request refused"}, status_code=403)(scope, receive, send)
                 return
         await self.app(scope, receive, send)
+
+
+MAX_BODY_BYTES = 1 << 20
+"""Largest request body taken: a question, a tool call or an ingest request is a few kilobytes."""
+
+
+class BodyLimit:
+    """ASGI middleware: 413 for a request body over `limit` bytes. The body is read before the
+    app runs (a declared length is checked before reading), so an app never starts on a body it
+    would have to drop half-way."""
+
+    def __init__(self, app: ASGIApp, limit: int = MAX_BODY_BYTES) -> None:
+        self.app = app
+        self.limit = limit
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] in ("GET", "HEAD", "OPTIONS"):
+            await self.app(scope, receive, send)
+            return
+        declared = Headers(scope=scope).get("content-length", "0")
+        if not declared.isdigit() or int(declared) > self.limit:
+            await self._refuse(scope, receive, send)
+            return
+        chunks, size, message = [], 0, {"more_body": True}
+        while message.get("more_body", False):
+            message = await receive()
+            if message["type"] != "http.request":  # the client left
+                return
+            chunks.append(message.get("body", b""))
+            size += len(chunks[-1])
+            if size > self.limit:
+                await self._refuse(scope, receive, send)
+                return
+        body = [{"type": "http.request", "body": b"".join(chunks), "more_body": False}]
+
+        async def replay() -> Message:
+            return body.pop() if body else await receive()
+
+        await self.app(scope, replay, send)
+
+    async def _refuse(self, scope: Scope, receive: Receive, send: Send) -> None:
+        reply = JSONResponse({"detail": f"request body over {self.limit} bytes"}, status_code=413)
+        await reply(scope, receive, send)

@@ -28,6 +28,7 @@ from videomem.errors import VideomemError
 from videomem.memory.registry import MEMORIES, tool_name
 from videomem.models.registry import ModelSet
 from videomem.server.auth import TokenGate
+from videomem.server.guards import BodyLimit
 from videomem.server.readers import AskRequest, Reader, Readers
 
 ASK = "ask"
@@ -130,7 +131,7 @@ def serve_http(
     import uvicorn
 
     readers = Readers(store_dir, models, agent)
-    app = build_server(readers).streamable_http_app(host=host)
+    app = BodyLimit(build_server(readers).streamable_http_app(host=host))
     try:
         uvicorn.run(TokenGate(app, token) if token else app, host=host, port=port)
     finally:
