@@ -13,18 +13,22 @@ import http.client
 import logging
 import os
 import shutil
+import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from urllib.parse import quote, quote_plus, urlsplit
 
 import httpx
+import numpy as np
 import pytest
 from live_server import live
 from memory_stores import offline_models
 
 from videomem.config import load_agent
-from videomem.errors import VideoIdError
+from videomem.errors import ConfigError, VideoIdError
 from videomem.models.base import ToolCall
+from videomem.models.recent import RecentTexts
 from videomem.pipeline.base import VideoSource
 from videomem.pipeline.runner import discover_sources
 from videomem.server.app import create_app
@@ -294,3 +298,69 @@ def test_questions_and_request_bodies_are_bounded(served) -> None:
     chunked = client.post("/ingest", content=(b"x" * 65536 for _ in range(40)))  # no declared length
     assert chunked.status_code == 413
     assert time.monotonic() - started < 10
+
+
+# ------------------------------------------------------------------ 7. shared models across threads
+
+
+class OneAtATime:
+    """A text embedder that records how many threads are inside it at once (a double: whether
+    a real tokenizer breaks under a race is chance; whether two threads get in is not)."""
+
+    dim = 4
+
+    def __init__(self) -> None:
+        self.inside = self.most = 0
+        self.lock = threading.Lock()
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        with self.lock:
+            self.inside += 1
+            self.most = max(self.most, self.inside)
+        time.sleep(0.01)
+        with self.lock:
+            self.inside -= 1
+        return np.ones((len(texts), self.dim), dtype=np.float32)
+
+
+def test_the_shared_text_embedder_is_called_by_one_thread_at_a_time() -> None:
+    double = OneAtATime()
+    recent = RecentTexts(double)
+    with ThreadPoolExecutor(8) as pool:
+        list(pool.map(lambda n: recent.embed([f"question {n}"]), range(64)))
+    assert double.most == 1
+
+    embedder = offline_models().text_embedder  # the real one, as a server's threads share it
+    texts = [f"where did person {n} leave the {thing}?" for n in range(16) for thing in ("keys", "cup")]
+    with ThreadPoolExecutor(8) as pool:
+        together = list(pool.map(lambda t: embedder.embed([t])[0], texts))
+    alone = embedder.embed(texts)
+    assert np.allclose(np.stack(together), alone, atol=1e-5)
+
+
+# ------------------------------------------------------------------ 8. profiles off the event loop
+
+
+def test_a_profile_is_read_off_the_event_loop_and_a_huge_one_is_refused(served, monkeypatch) -> None:
+    client, app, _, root, _ = served
+    huge = root / "huge.yaml"
+    huge.write_text("clip_seconds: 10\n" + "# padding\n" * 600_000)  # 6 MB
+    started = time.monotonic()
+    reply = client.post("/ingest", json={"paths": [str(root / "bikes.mp4")], "pipeline": str(huge)})
+    assert reply.status_code == 400 and reply.json()["detail"] == f"{huge}: larger than 1 MiB, not a profile"
+    assert time.monotonic() - started < 2
+
+    reading, go = threading.Event(), threading.Event()
+
+    def slow_load(path):  # a profile that takes long to read: the server must answer meanwhile
+        reading.set()
+        assert go.wait(60)
+        raise ConfigError(f"{path}: read at last")
+
+    monkeypatch.setattr("videomem.server.jobs.load_pipeline", slow_load)
+    with ThreadPoolExecutor(1) as pool:
+        pending = pool.submit(client.post, "/ingest", json={"paths": [str(root / "bikes.mp4")]})
+        assert reading.wait(30)
+        assert client.get("/ingest", timeout=5).status_code == 200
+        go.set()
+        assert pending.result().json()["detail"].endswith("read at last")
