@@ -19,23 +19,28 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from urllib.parse import quote, quote_plus, urlsplit
 
+import anyio
 import httpx
 import numpy as np
 import pytest
 from live_server import live
+from mcp import Client
 from memory_stores import offline_models
 
+from videomem.agent.tools import MAX_TOP_K
 from videomem.config import load_agent
-from videomem.errors import ConfigError, VideoIdError
+from videomem.errors import ConfigError, TimeFormatError, VideoIdError
 from videomem.models.base import ToolCall
 from videomem.models.recent import RecentTexts
 from videomem.pipeline.base import VideoSource
 from videomem.pipeline.runner import discover_sources
 from videomem.server.app import create_app
-from videomem.server.guards import MAX_BODY_BYTES
-from videomem.server.readers import MAX_QUESTION_CHARS
+from videomem.server.guards import LOOPBACK_HOSTS, MAX_BODY_BYTES, trusted_hosts
+from videomem.server.mcp_server import build_server
+from videomem.server.readers import MAX_QUESTION_CHARS, Readers
 from videomem.store import Store
 from videomem.store.ids import MAX_ID_BYTES
+from videomem.timeline import parse_time
 
 SECRET = "TOPSECRET-7f3a"
 
@@ -184,6 +189,13 @@ def test_a_foreign_host_or_origin_is_refused(served) -> None:
     assert _get(base, {"Origin": "null"}) == 403
     reply = client.post("/ingest", json={"paths": ["/usr"]}, headers={"Origin": "http://attacker.example"})
     assert reply.status_code == 403 and reply.json()["detail"] == "cross-site request refused"
+
+
+def test_the_trusted_names_follow_the_bound_address() -> None:
+    assert trusted_hosts("127.0.0.1") == trusted_hosts("::1") == trusted_hosts("localhost") == list(LOOPBACK_HOSTS)
+    assert trusted_hosts("127.0.0.1", ["videos.lan"]) == [*LOOPBACK_HOSTS, "videos.lan"]
+    assert trusted_hosts("0.0.0.0") == ["*"]  # beyond loopback a token is required (item 10)
+    assert trusted_hosts("0.0.0.0", ["videos.lan"]) == [*LOOPBACK_HOSTS, "videos.lan"]
 
 
 # ------------------------------------------------------------------ 10. binding beyond loopback
@@ -364,3 +376,73 @@ def test_a_profile_is_read_off_the_event_loop_and_a_huge_one_is_refused(served, 
         assert client.get("/ingest", timeout=5).status_code == 200
         go.set()
         assert pending.result().json()["detail"].endswith("read at last")
+
+
+# ------------------------------------------------------------------ 11. bad input, one clear line
+
+
+def test_times_that_are_not_finite_numbers_are_refused(served) -> None:
+    client, _, store_dir, *_ = served
+    for until in ("nan", "inf", "-inf", "1e999", "9" * 5000):
+        with pytest.raises(TimeFormatError):
+            parse_time(until)
+        reply = client.get("/memories/events/search", params={"query": "bike", "until": until})
+        assert reply.status_code == 400 and "time" in reply.json()["detail"], until
+        assert client.post("/ask", json={"question": "Where?", "until": until}).status_code == 422
+    with pytest.raises(TimeFormatError):
+        parse_time(float("nan"))
+
+    readers = Readers(store_dir, offline_models(), load_agent())
+
+    async def session():
+        async with Client(build_server(readers)) as mcp:
+            until = await mcp.call_tool("memory.events", {"query": "bike", "until": "nan"})
+            finish = await mcp.call_tool("finish", {"answer": "done"})
+            top = await mcp.call_tool("memory.events", {"query": "bike", "top_k": MAX_TOP_K + 1})
+            return until, finish, top
+
+    try:
+        until, finish, top = anyio.run(session)
+    finally:
+        readers.close()
+    assert until.is_error and "not a finite number" in until.content[0].text
+    assert finish.is_error and finish.content[0].text == "unknown tool 'finish'"  # the planner's, not a tool
+    assert top.is_error and "top_k" in top.content[0].text
+    assert client.get("/memories/events/search", params={"query": "bike", "top_k": MAX_TOP_K + 1}).status_code == 422
+
+
+def test_bad_ingest_paths_are_failures_of_their_own_and_unknown_fields_are_refused(served, tmp_path, monkeypatch) -> None:
+    client, app, store_dir, root, _ = served
+    locked = root / "locked"
+    (locked / "inner").mkdir(parents=True)
+    shutil.copyfile(root / "bikes.mp4", locked / "bikes2.mp4")
+    (locked / "inner").chmod(0)
+    try:
+        job = ingest(client, app, {"paths": [str(locked), str(root / ("n" * 300 + ".mp4"))], "stages": ["sample"]})
+    finally:
+        (locked / "inner").chmod(0o755)
+    assert job["state"] == "done" and job["results"][0]["done"] == 1, job
+    why = dict(job["failures"])
+    assert why[str(root / ("n" * 300 + ".mp4"))] == "File name too long"
+    if os.geteuid() != 0:  # root reads any folder
+        assert why[str(locked / "inner")] == "Permission denied"
+
+    reply = client.post("/ingest", json={"paths": [str(root)], "store": "/elsewhere"})
+    assert reply.status_code == 422 and reply.json()["detail"][0]["loc"][-1] == "store"
+
+    sources, failures = discover_sources([""])
+    assert sources == [] and failures == [("''", "an empty path")]
+    monkeypatch.chdir(tmp_path)
+    shutil.copyfile(root / "bikes.mp4", tmp_path / "here.mp4")
+    sources, _ = discover_sources(["here.mp4"])
+    assert sources[0].path == tmp_path / "here.mp4"  # stored as an absolute path
+
+
+def test_a_missing_video_file_does_not_show_the_servers_path(tmp_path, served) -> None:
+    client, app, store_dir, root, _ = served
+    shutil.copyfile(root / "bikes.mp4", root / "gone.mp4")
+    assert ingest(client, app, {"paths": [str(root / "gone.mp4")], "stages": ["sample"]})["state"] == "done"
+    (root / "gone.mp4").unlink()
+    reply = client.get("/videos/gone")
+    assert reply.status_code == 404 and reply.json()["detail"] == "the file of video 'gone' is missing"
+    assert str(root) not in reply.text

@@ -9,6 +9,7 @@ whose id already names a different file in the store.
 from __future__ import annotations
 
 import importlib
+import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -75,6 +76,31 @@ def _sidecar_transcript(video: Path) -> Path | None:
     return None
 
 
+def _videos_at(path: Path, failures: list[tuple[str, str]]) -> list[Path]:
+    """The file `path`, or the video files under the folder `path`; what cannot be read (a
+    name too long, a folder without permission) is a failure of its own, the rest is taken."""
+
+    def unreadable(exc: OSError) -> None:
+        failures.append((str(exc.filename or path), exc.strerror or type(exc).__name__))
+
+    try:
+        if path.is_dir():
+            found = []
+            for folder, _, names in os.walk(path, onerror=unreadable):
+                found += [Path(folder, n) for n in names if Path(n).suffix.lower() in VIDEO_EXTENSIONS]
+            found = sorted(p for p in found if p.is_file())
+            if not found:
+                failures.append((str(path), "directory holds no video files"))
+            return found
+        if path.is_file():
+            return [path]
+    except OSError as exc:
+        unreadable(exc)
+        return []
+    failures.append((str(path), "no such file or directory"))
+    return []
+
+
 def discover_sources(
     paths: Sequence[str | Path], timeline: TimelineKind = "single", roots: Sequence[Path] | None = None
 ) -> tuple[list[VideoSource], list[tuple[str, str]]]:
@@ -88,16 +114,11 @@ def discover_sources(
     files: list[Path] = []
     failures: list[tuple[str, str]] = []
     for raw in paths:
-        path = Path(raw)
-        if path.is_dir():
-            found = sorted(p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in VIDEO_EXTENSIONS)
-            if not found:
-                failures.append((str(path), "directory holds no video files"))
-            files.extend(found)
-        elif path.is_file():
-            files.append(path)
-        else:
-            failures.append((str(path), "no such file or directory"))
+        if not str(raw):  # Path("") is the working directory: never what was meant
+            failures.append(("''", "an empty path"))
+            continue
+        # the store records where the file is, whatever folder the ingest runs in
+        files.extend(_videos_at(Path(raw).absolute(), failures))
 
     by_id: dict[str, Path] = {}
     sources: list[VideoSource] = []

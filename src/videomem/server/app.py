@@ -34,7 +34,7 @@ from fastapi.sse import EventSourceResponse, ServerSentEvent
 from fastapi.staticfiles import StaticFiles
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 
-from videomem.agent.tools import Toolbox
+from videomem.agent.tools import MAX_TOP_K, Toolbox
 from videomem.config import AgentConfig
 from videomem.errors import VideomemError
 from videomem.memory.clips import require_video
@@ -154,8 +154,8 @@ def create_app(
     async def ask(request: AskRequest) -> AsyncIterator[ServerSentEvent]:
         """Answer a question. Streams `step` events (one per agent step, with its evidence) as
         they happen, then one `answer` event (answer, choice, evidence with time ranges, scores
-        and frame URLs), or one `error` event. A question whose client leaves stops at its next
-        step (or never starts), freeing its reader thread."""
+        and frame URLs, trace, tokens, seconds), or one `error` event. A question whose client
+        leaves stops at its next step (or never starts), freeing its reader thread."""
         loop = asyncio.get_running_loop()
         events: asyncio.Queue[ServerSentEvent] = asyncio.Queue()
         abandoned = threading.Event()
@@ -196,7 +196,7 @@ def create_app(
     async def search(
         name: str,
         query: Annotated[str, Query(min_length=1, description="what to look for")],
-        top_k: Annotated[int, Query(ge=1, le=100)] = 5,
+        top_k: Annotated[int, Query(ge=1, le=MAX_TOP_K)] = 5,
         until: Annotated[str | None, Query(description="query time: seconds, HH:MM:SS or 'DAY1 11:09:42'")] = None,
         video_id: str | None = None,
     ) -> list[dict[str, Any]]:
@@ -219,7 +219,8 @@ def create_app(
         rows = await readers.run(lambda reader: reader.store.query("SELECT path FROM videos WHERE id = ?", (video_id,)))
         path = Path(rows[0]["path"]) if rows else None
         if path is None or not path.is_file():
-            raise HTTPException(404, f"no video {video_id!r} in this store" if path is None else f"video file {path} is missing")
+            # the server's own paths are not the client's business
+            raise HTTPException(404, f"no video {video_id!r} in this store" if path is None else f"the file of video {video_id!r} is missing")
         return FileResponse(path)
 
     @app.get("/frames/{relative:path}", response_class=FileResponse)

@@ -85,6 +85,8 @@ def build_server(readers: Readers) -> Server:
 
     async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
         arguments = dict(params.arguments or {})
+        if params.name != ASK and params.name not in agent.tools:  # `finish` is the planner's, not a tool
+            return _failed(f"unknown tool {params.name!r}")
         try:
             if params.name == ASK:
                 request = AskRequest.model_validate(arguments)
