@@ -86,6 +86,7 @@ def test_a_forced_ingest_of_a_file_named_like_a_folder_leaves_the_store_whole(se
     for name in ("...mp4", "..mp4"):  # ids `..` and `.`: the store's own folder and frames/
         (folder / name).write_text("x")
         job = ingest(client, app, {"paths": [str(folder / name)], "force": True, "stages": ["sample"]})
+        assert (store_dir / "memory.sqlite").is_file() and stored_frames(store_dir) == frames, name
         assert job["state"] == "done" and len(job["failures"]) == 1, job
         assert job["failures"][0][0] == str(folder / name) and "cannot be a video id" in job["failures"][0][1]
     assert (store_dir / "memory.sqlite").is_file() and stored_frames(store_dir) == frames
@@ -107,10 +108,13 @@ def test_video_ids_follow_one_rule_wherever_they_are_made(tmp_path) -> None:
 
 def test_the_cli_force_deletes_nothing_outside_the_store(tmp_path, run_cli) -> None:
     Store(tmp_path / "store", create=True).close()
+    frame = tmp_path / "store" / "frames" / "kept" / "000000_0.jpg"  # frames/ exists: `frames/..` is the store
+    frame.parent.mkdir(parents=True)
+    frame.write_bytes(b"jpeg")
     (tmp_path / "...mp4").write_text("x")
     result = run_cli("ingest", tmp_path / "...mp4", "--store", tmp_path / "store", "--force", "--stages", "sample")
+    assert (tmp_path / "store" / "memory.sqlite").is_file() and frame.is_file() and (tmp_path / "...mp4").is_file()
     assert result.code == 1 and "cannot be a video id" in result.stderr
-    assert (tmp_path / "store" / "memory.sqlite").is_file() and (tmp_path / "...mp4").is_file()
 
 
 # ------------------------------------------------------------------ 2. pipeline profiles
