@@ -456,6 +456,7 @@ def serve(
         Optional[list[Path]],
         typer.Option(
             "--ingest-root",
+            metavar="DIR",
             exists=True,
             file_okay=False,
             resolve_path=True,
@@ -464,7 +465,7 @@ def serve(
     ] = None,
     allowed_hosts: Annotated[
         Optional[list[str]],
-        typer.Option("--allowed-host", help="Host name clients may call the server by, besides the loopback names (repeatable)."),
+        typer.Option("--allowed-host", metavar="NAME", help="Host name clients may call the server by, besides the loopback names (repeatable)."),
     ] = None,
 ) -> None:
     """Serve a store over HTTP: the web page at /, the API (docs at /docs), videos and frames.
