@@ -511,18 +511,37 @@ def serve(
     models: ModelsOpt = None,
     token: TokenOpt = None,
     threads: Annotated[int, typer.Option("--threads", min=1, help="Questions answered at once.")] = 8,
+    ingest_roots: Annotated[
+        Optional[list[Path]],
+        typer.Option(
+            "--ingest-root",
+            metavar="DIR",
+            exists=True,
+            file_okay=False,
+            resolve_path=True,
+            help="Folder POST /ingest may read videos and pipeline profiles from (repeatable). None: remote ingest is off.",
+        ),
+    ] = None,
+    allowed_hosts: Annotated[
+        Optional[list[str]],
+        typer.Option("--allowed-host", metavar="NAME", help="Host name clients may call the server by, besides the loopback names (repeatable)."),
+    ] = None,
 ) -> None:
-    """Serve a store over HTTP: the web page at /, the API (docs at /docs), videos and frames."""
+    """Serve a store over HTTP: the web page at /, the API (docs at /docs), videos and frames.
+    Beyond this machine (--host other than loopback) only with a token."""
     import uvicorn
 
     from videomem.config import load_agent
     from videomem.models.registry import ModelSet
     from videomem.server.app import create_app
+    from videomem.server.guards import check_bind, trusted_hosts
 
+    check_bind(host, token)
     _preflight(models, agents=[agent], store=store, port=port)
-    application = create_app(store, ModelSet.from_file(models), load_agent(agent), token=token, threads=threads)
-    if host not in ("127.0.0.1", "localhost", "::1") and not token:
-        err.print(f"warning: serving {store} to the network on {host} without --token", markup=False, highlight=False)
+    application = create_app(
+        store, ModelSet.from_file(models), load_agent(agent), token=token, threads=threads,
+        ingest_roots=ingest_roots or (), hosts=trusted_hosts(host, allowed_hosts or ()),
+    )
     uvicorn.run(application, host=host, port=port)
 
 
@@ -565,12 +584,15 @@ def mcp(
     models: ModelsOpt = None,
     token: TokenOpt = None,
 ) -> None:
-    """Serve the agent's tools and `ask` over MCP (stdio by default) for MCP clients."""
+    """Serve the agent's tools and `ask` over MCP (stdio by default) for MCP clients. Over HTTP
+    beyond this machine (--host other than loopback) only with a token."""
     from videomem.config import load_agent
     from videomem.models.registry import ModelSet
+    from videomem.server.guards import check_bind
     from videomem.server.mcp_server import serve_http, serve_stdio
 
     if http:
+        check_bind(host, token)
         serve_http(store, ModelSet.from_file(models), load_agent(agent), host=host, port=port, token=token)
     else:
         serve_stdio(store, ModelSet.from_file(models), load_agent(agent))

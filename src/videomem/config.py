@@ -7,6 +7,7 @@ allowed, instead of surfacing as a KeyError deep inside a stage.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Annotated, Any, Literal, TypeVar
 
@@ -287,27 +288,46 @@ class AgentConfig(_Strict):
 Config = TypeVar("Config", bound=BaseModel)
 
 
+MAX_PROFILE_BYTES = 1 << 20
+"""A profile is a few kilobytes; a larger file is not one (and would take seconds to parse)."""
+
+
+_KEY_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}")
+
+
 def _format_error(path: Path, err: ValidationError) -> str:
+    """One line naming the key and the problem. Other text of the file is never echoed, since a
+    server may be asked to load a file its client cannot read: a value is shown only when it is
+    a number or a boolean (what range checks reject), a key only when it is a short name."""
     first = err.errors()[0]
-    key = ".".join(str(p) for p in first["loc"]) or "(top level)"
+    key = ".".join(str(p) if isinstance(p, int) or _KEY_NAME.fullmatch(p) else "<key>" for p in first["loc"])
+    key = key or "(top level)"
     message = first["msg"].removeprefix("Value error, ")
     got = first.get("input")
-    shown = "" if isinstance(got, dict) or first["type"] == "missing" else f" (got {got!r})"
+    shown = f" (got {got!r})" if isinstance(got, (bool, int, float)) and first["type"] != "missing" else ""
     more = f" [+{err.error_count() - 1} more]" if err.error_count() > 1 else ""
     return f"{path}: {key}: {message}{shown}{more}"
 
 
 def load_yaml(path: str | Path, model: type[Config]) -> Config:
-    """Load and validate one profile; any problem is a one-line ConfigError."""
+    """Load and validate one profile; any problem is a one-line ConfigError that quotes no text
+    of the file."""
     path = Path(path)
     if not path.is_file():
         raise ConfigError(f"{path}: no such file")
+    if path.stat().st_size > MAX_PROFILE_BYTES:
+        raise ConfigError(f"{path}: larger than {MAX_PROFILE_BYTES >> 20} MiB, not a profile")
     try:
-        data = yaml.safe_load(path.read_text()) or {}
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" line {mark.line + 1}" if mark else ""
-        raise ConfigError(f"{path}:{where} not valid YAML ({getattr(exc, 'problem', exc)})") from None
+        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except UnicodeDecodeError:
+        raise ConfigError(f"{path}: not UTF-8 text") from None
+    except yaml.MarkedYAMLError as exc:
+        where = f" line {exc.problem_mark.line + 1}" if exc.problem_mark else ""
+        raise ConfigError(f"{path}:{where} not valid YAML ({exc.problem})") from None
+    except yaml.YAMLError:
+        raise ConfigError(f"{path}: not valid YAML") from None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot be read ({exc.strerror})") from None
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: expected a mapping of keys, got {type(data).__name__}")
     try:
@@ -318,6 +338,11 @@ def load_yaml(path: str | Path, model: type[Config]) -> Config:
 
 def default_path(kind: Literal["pipelines", "models", "agents"], name: str) -> Path:
     return PROJECT_ROOT / kind / f"{name}.yaml"
+
+
+def shipped_profiles(kind: Literal["pipelines", "models", "agents"] = "pipelines") -> list[str]:
+    """Names of the profiles of `kind` that ship with videomem."""
+    return sorted(p.stem for p in (PROJECT_ROOT / kind).glob("*.yaml"))
 
 
 def load_pipeline(path: str | Path | None = None) -> PipelineConfig:

@@ -22,6 +22,10 @@ class VideoError(VideomemError):
     """A video cannot be probed or decoded."""
 
 
+class VideoIdError(VideomemError):
+    """A file name that cannot be a video's id (store/ids.py says why)."""
+
+
 class StoreError(VideomemError):
     """A store directory is missing, from a newer schema, or inconsistent."""
 

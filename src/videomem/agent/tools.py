@@ -56,7 +56,9 @@ def _seconds(value: Any) -> Any:
 
 
 Query = Annotated[str, Field(min_length=1, description="short keyword query: people, objects, actions, on-screen text")]
-TopK = Annotated[int | None, Field(ge=1, le=50, description="how many entries (default: the agent's top_k)")]
+MAX_TOP_K = 50
+"""Most entries one search returns, wherever it is asked for (a tool call, MCP, HTTP)."""
+TopK = Annotated[int | None, Field(ge=1, le=MAX_TOP_K, description="how many entries (default: the agent's top_k)")]
 Time = Annotated[
     float,
     BeforeValidator(_seconds, json_schema_input_type=float | str),

@@ -18,6 +18,7 @@ from tqdm import tqdm
 from videomem.config import PipelineConfig
 from videomem.models.registry import ModelSet
 from videomem.store import Store
+from videomem.store.ids import check_video_id
 from videomem.store.vectors import ProgressFactory
 
 
@@ -29,6 +30,9 @@ class VideoSource:
     video_id: str
     t_offset: float = 0.0
     transcript: Path | None = None
+
+    def __post_init__(self) -> None:
+        check_video_id(self.video_id)  # the id names a folder of the store: never `..` or `a/b`
 
 
 @dataclass
