@@ -18,7 +18,7 @@ from videomem.errors import ConfigError
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 """Checkout root; the default profiles live in its pipelines/, models/ and agents/ folders."""
 
-STAGE_ORDER = ("sample", "transcribe", "caption", "objects", "episodic", "semantic", "visual")
+STAGE_ORDER = ("sample", "transcribe", "caption", "objects", "episodic", "semantic", "timeline", "visual")
 """Stages that exist, in the order `ingest` runs them. A pipeline lists a subset."""
 
 
