@@ -243,6 +243,33 @@ def test_counting_and_time_questions(language: OfflineLanguage) -> None:
     assert at.answer == "Alice opens the door."
 
 
+def test_how_long_ago_is_measured_from_the_cited_moment_to_the_query_time(language: OfflineLanguage) -> None:
+    evidence = [
+        Evidence(36000, 36030, "Tasha slices a watermelon on the counter.", "episodic", 0.9, "v"),
+        Evidence(30000, 30030, "Jake tunes the guitar by the sofa.", "episodic", 0.4, "v"),
+    ]
+    options = ["About 20 minutes ago", "Roughly 3 hours ago", "Half a day ago", "Two days ago"]
+    question = "How long ago did Tasha cut up the watermelon?"
+    now = 36015 + 3 * 3600 + 300
+    assert language.answer(question, options, evidence, now=now).answer == "Roughly 3 hours ago"
+    later = 36015 + 2 * 86400
+    assert language.answer(question, options, evidence, now=later).answer == "Two days ago", "the query time decides"
+
+
+def test_how_long_something_lasted_is_read_from_the_cited_interval(language: OfflineLanguage) -> None:
+    evidence = [
+        Evidence(600, 900, "the kettle is boiling on the stove (10 windows, 5 min 00 s)", "timeline", 1.0, "v"),
+        Evidence(2000, 2010, "A cat sleeps on the rug.", "events", 0.3, "v"),
+    ]
+    options = ["Under a minute", "About five minutes", "Nearly an hour", "A day and a half"]
+    assert language.answer("For what stretch of time did the kettle keep boiling?", options, evidence).choice == "B"
+    from videomem.models.offline.scoring import option_seconds
+
+    assert [option_seconds(o) for o in ("half an hour", "a day and a half", "2 hours 10 minutes", "the red box")] == [
+        1800, 1.5 * 86400, 7800, None
+    ]
+
+
 def test_morning_habit_uses_time_of_day(language: OfflineLanguage) -> None:
     day = 86400.0
     evidence = [

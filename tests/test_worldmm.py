@@ -49,7 +49,7 @@ class ScriptedRounds:
             raise decision
         return decision
 
-    def respond(self, question: str, choices: list[str] | None, rounds: Sequence[RoundRecord]) -> AnswerOut:
+    def respond(self, question: str, choices: list[str] | None, rounds: Sequence[RoundRecord], now: float | None = None) -> AnswerOut:
         self.meter.add("llm", Usage(10, 5, 0.0, 1))
         self.responded.append(list(rounds))
         return AnswerOut(answer="the train", choice="B" if choices else None)

@@ -38,6 +38,12 @@ An option's lexical score is its best sentence's support.
   about a count).
 * Options that are all time ranges ("12:30-13:00"): each scores the best time overlap (IoU)
   with an item about the question, times that item's weight.
+* Options that are all amounts of time ("2 hours", "about 45 minutes ago", "a day and a half"):
+  a relative-time question ("… ago", in the question or every option) is measured from the
+  cited moment (an evidence item's midpoint) to the query time, which the agent passes as
+  `now` (without it, no rule); any other asks how long something lasted, an evidence item's
+  length. Each option scores exp(-|ln(measured / its amount)|) times the item's weight, best
+  item first: arithmetic on the evidence's times, not words.
 
 **Speech nobody transcribed.** A multiple-choice question that asks what was said (a verb of
 speech among its lemmas: "say", "tell", "mention", "hear", …) gets no option when no evidence
@@ -99,6 +105,13 @@ _KEEP = PLACE_WORDS | frozenset(NUMBERS) | frozenset({"first", "last"})
 _CUES = LATEST | EARLIEST | frozenset(PERIODS) | {"late", "early", "many", "time"}
 """Words that steer weighting or counting, not content to look for ('latest' lemmatises to 'late')."""
 _COUNTING = re.compile(r"\bhow (?:many|often)\b", re.IGNORECASE)
+UNIT_SECONDS = {"second": 1.0, "sec": 1.0, "minute": 60.0, "min": 60.0, "hour": 3600.0, "hr": 3600.0, "day": DAY,
+                "week": 7 * DAY}
+_AMOUNT = re.compile(
+    r"\b(half an?|an?|\d+(?:\.\d+)?|" + "|".join(sorted(NUMBERS, key=len, reverse=True)) + r")\s+"
+    r"(seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?)\b(\s+and\s+a\s+half)?",
+    re.IGNORECASE,
+)
 _CLOCK = re.compile(r"\b(?:DAY\d+[ _])?\d{1,2}:\d{2}(?::\d{2})?\b", re.IGNORECASE)
 _RANGE = re.compile(r"^\s*((?:DAY\d+[ _])?\d{1,2}:\d{2}(?::\d{2})?)\s*[-–]\s*((?:DAY\d+[ _])?\d{1,2}:\d{2}(?::\d{2})?)\s*$")
 
@@ -123,6 +136,18 @@ def _option_range(option: str) -> tuple[float, float] | None:
     except TimeFormatError:
         return None
     return (start, end) if end > start else None
+
+
+def option_seconds(option: str) -> float | None:
+    """The amount of time an option names ("2 hours 10 minutes", "half an hour", "a day and a
+    half"), in seconds; None when it names none."""
+    total, found = 0.0, False
+    for amount, unit, half in _AMOUNT.findall(option.lower()):
+        value = 0.5 if amount.startswith("half") else 1.0 if amount in ("a", "an") else NUMBERS.get(amount)
+        value = float(amount) if value is None else value
+        total += (value + (0.5 if half else 0.0)) * UNIT_SECONDS[unit.rstrip("s") if unit != "secs" else "sec"]
+        found = True
+    return total if found and total > 0 else None
 
 
 def _option_number(option: str) -> int | None:
@@ -231,8 +256,10 @@ class OptionScorer:
 
     # ------------------------------------------------------------ options
 
-    def totals(self, question: str, options: Sequence[str], evidence: Sequence[Evidence]) -> tuple[np.ndarray, np.ndarray]:
-        """(total score, semantic score) per option."""
+    def totals(
+        self, question: str, options: Sequence[str], evidence: Sequence[Evidence], now: float | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """(total score, semantic score) per option; `now`: the query time (corpus seconds)."""
         options = [strip_label(o) for o in options]
         read = self._read(question, evidence)
         sentences, support = read.sentences, read.support
@@ -245,8 +272,12 @@ class OptionScorer:
         for k, option in enumerate(options):
             lexical[k] = max(support[j] * self._coverage(option, common, s) for j, s in enumerate(sentences))
         ranges = [_option_range(o) for o in options]
+        amounts = [option_seconds(o) for o in options]
+        relative = "ago" in words(question) or all("ago" in words(o) for o in options)
         if all(ranges):
             lexical = np.array([self._overlap(r, evidence, read.weight * read.cover) for r in ranges])
+        elif all(amounts) and (now is not None or not relative):
+            lexical = self._elapsed(amounts, evidence, read.weight * read.cover, now if relative else None)  # type: ignore[arg-type]
         elif _COUNTING.search(question) and all(_option_number(o) is not None for o in options):
             count = self._moments(read.asked, evidence, read.cover)
             if count:
@@ -255,9 +286,9 @@ class OptionScorer:
         semantic = (vectors[: len(options)] @ vectors[len(options) :].T * support[None, :]).max(axis=1)
         return lexical + SEMANTIC_WEIGHT * (semantic - semantic.mean()), semantic
 
-    def choose(self, question: str, options: Sequence[str], evidence: Sequence[Evidence]) -> int:
+    def choose(self, question: str, options: Sequence[str], evidence: Sequence[Evidence], now: float | None = None) -> int:
         """Index of the best-supported option."""
-        total, semantic = self.totals(question, options, evidence)
+        total, semantic = self.totals(question, options, evidence, now)
         return min(range(len(options)), key=lambda k: (-round(float(total[k]), 9), -float(semantic[k]), k))
 
     def margin(self, question: str, options: Sequence[str], evidence: Sequence[Evidence]) -> float:
@@ -333,6 +364,18 @@ class OptionScorer:
             else:
                 last = (video, max(last[1], end))
         return count
+
+    @staticmethod
+    def _elapsed(amounts: Sequence[float], evidence: Sequence[Evidence], weight: np.ndarray, now: float | None) -> np.ndarray:
+        """Per option: how close its amount of time is to the one measured on the best-weighted
+        evidence (time since its midpoint up to `now`; its length when `now` is None)."""
+        out = np.zeros(len(amounts))
+        for e, w in zip(evidence, weight):
+            measured = now - (e.t_start + e.t_end) / 2 if now is not None else e.t_end - e.t_start
+            if w <= 0 or measured <= 0:
+                continue
+            out = np.maximum(out, [w * float(np.exp(-abs(np.log(measured / a)))) for a in amounts])
+        return out
 
     @staticmethod
     def _overlap(span: tuple[float, float], evidence: Sequence[Evidence], weight: np.ndarray) -> float:
