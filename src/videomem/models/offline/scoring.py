@@ -32,8 +32,8 @@ An option's lexical score is its best sentence's support.
 
 **Two question shapes get an explicit rule**, because no sentence states their answer:
 * "How many …" / "How often …" with numeric options ("Once", "3 times"): the moments fully about the question
-  are counted — evidence ranges, and clock times written in evidence text (object memory lists
-  its sightings) — merging moments that touch in time (one event spans several clips); the
+  are counted — evidence ranges, and the typed moments an item carries (`Evidence.moments`:
+  object memory's sightings) — merging moments that touch in time (one event spans several clips); the
   option naming that count scores 1 and the others 0 (a stray "6" in the evidence says nothing
   about a count).
 * Options that are all time ranges ("12:30-13:00"): each scores the best time overlap (IoU)
@@ -339,23 +339,12 @@ class OptionScorer:
 
     def _moments(self, asked: set[str], evidence: Sequence[Evidence], item_cover: np.ndarray) -> int:
         """Separate moments the asked-about thing is shown: the ranges of evidence items that hold
-        all of the question's content words, and the clock times written in evidence text
-        ("At 00:11:40: … 'DAVID WATERS THE PLANTS'") whose passage (up to the next time or the
-        end of the sentence) holds them all. Moments that touch in time are one (an event spans
-        several clips); a written time stands for one clip's length (the median evidence range)."""
-        typical = float(np.median([e.t_end - e.t_start for e in evidence])) if evidence else 0.0
+        all of the question's content words, and the typed moments an item carries (an object's
+        sightings, `Evidence.moments`) whose record holds them all. Moments that touch in time
+        are one (an event spans several clips)."""
         spans = [(e.video_id, e.t_start, e.t_end) for e, c in zip(evidence, item_cover) if c >= 1.0]
         for e in evidence:
-            marks = list(_CLOCK.finditer(e.text))
-            for n, mark in enumerate(marks):
-                passage = e.text[mark.end() : marks[n + 1].start() if n + 1 < len(marks) else len(e.text)]
-                passage = (split_sentences(passage) or [""])[0]
-                if asked and asked <= forms(passage):
-                    try:
-                        t = parse_time(mark.group(0).replace("_", " "))
-                    except TimeFormatError:
-                        continue
-                    spans.append((e.video_id, t, t + typical))
+            spans += [(e.video_id, start, end) for start, end, text in e.moments if asked and asked <= forms(text)]
         count, last = 0, None
         for video, start, end in sorted(spans):
             if last is None or video != last[0] or start > last[1] + 1.0:
