@@ -237,6 +237,8 @@ def test_counting_and_time_questions(language: OfflineLanguage) -> None:
     )
     often = language.answer("How often does Bob give the plants water?", options, [*evidence, sightings])
     assert often.answer == "4 times"  # the same count, however the question is worded
+    tally = language.answer("How frequently was Bob seen watering the plants?", options, [*evidence, sightings])
+    assert tally.answer == "4 times", "a count is recognised from the parse, not from two fixed phrasings"
     when = language.answer("When does Alice open the door?", ["01:40-01:50", "05:00-05:10", "13:20-13:30"], evidence)
     assert when.choice == "B"
     at = language.answer(

@@ -31,7 +31,8 @@ the question's content words, or as many as the best item holds):
 An option's lexical score is its best sentence's support.
 
 **Two question shapes get an explicit rule**, because no sentence states their answer:
-* "How many …" / "How often …" with numeric options ("Once", "3 times"): the moments fully about the question
+* A count question (`intent.py`: "how many", "how often", "how frequently", … read from the
+  parse) with numeric options ("Once", "3 times"): the moments fully about the question
   are counted — evidence ranges, and the typed moments an item carries (`Evidence.moments`:
   object memory's sightings) — merging moments that touch in time (one event spans several clips); the
   option naming that count scores 1 and the others 0 (a stray "6" in the evidence says nothing
@@ -39,7 +40,7 @@ An option's lexical score is its best sentence's support.
 * Options that are all time ranges ("12:30-13:00"): each scores the best time overlap (IoU)
   with an item about the question, times that item's weight.
 * Options that are all amounts of time ("2 hours", "about 45 minutes ago", "a day and a half"):
-  a relative-time question ("… ago", in the question or every option) is measured from the
+  a relative-time question (intent `when`, or "… ago" in every option) is measured from the
   cited moment (an evidence item's midpoint) to the query time, which the agent passes as
   `now` (without it, no rule); any other asks how long something lasted, an evidence item's
   length. Each option scores exp(-|ln(measured / its amount)|) times the item's weight, best
@@ -77,6 +78,7 @@ from videomem.errors import TimeFormatError
 from videomem.evidence import Evidence
 from videomem.models.base import TextEmbedder
 from videomem.models.offline.colours import PALETTE
+from videomem.models.offline.intent import question_intent
 from videomem.models.offline.nlp import forms, lemmas, quoted_spans, split_sentences, squash, stopwords, words
 from videomem.timeline import DAY, format_clock, format_day, parse_time
 from videomem.video.transcripts import SPEECH_ONLY, SPEECH_ONLY_SENTENCE
@@ -104,7 +106,6 @@ PLACE_WORDS = frozenset(
 _KEEP = PLACE_WORDS | frozenset(NUMBERS) | frozenset({"first", "last"})
 _CUES = LATEST | EARLIEST | frozenset(PERIODS) | {"late", "early", "many", "time"}
 """Words that steer weighting or counting, not content to look for ('latest' lemmatises to 'late')."""
-_COUNTING = re.compile(r"\bhow (?:many|often)\b", re.IGNORECASE)
 UNIT_SECONDS = {"second": 1.0, "sec": 1.0, "minute": 60.0, "min": 60.0, "hour": 3600.0, "hr": 3600.0, "day": DAY,
                 "week": 7 * DAY}
 _AMOUNT = re.compile(
@@ -273,12 +274,13 @@ class OptionScorer:
             lexical[k] = max(support[j] * self._coverage(option, common, s) for j, s in enumerate(sentences))
         ranges = [_option_range(o) for o in options]
         amounts = [option_seconds(o) for o in options]
-        relative = "ago" in words(question) or all("ago" in words(o) for o in options)
+        intent = question_intent(question)
+        relative = intent == "when" or all("ago" in words(o) for o in options)
         if all(ranges):
             lexical = np.array([self._overlap(r, evidence, read.weight * read.cover) for r in ranges])
         elif all(amounts) and (now is not None or not relative):
             lexical = self._elapsed(amounts, evidence, read.weight * read.cover, now if relative else None)  # type: ignore[arg-type]
-        elif _COUNTING.search(question) and all(_option_number(o) is not None for o in options):
+        elif intent == "count" and all(_option_number(o) is not None for o in options):
             count = self._moments(read.asked, evidence, read.cover)
             if count:
                 lexical = np.array([1.0 if _option_number(o) == count else 0.0 for o in options])
