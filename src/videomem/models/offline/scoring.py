@@ -43,8 +43,9 @@ An option's lexical score is its best sentence's support.
   a relative-time question (intent `when`, or "… ago" in every option) is measured from the
   cited moment (an evidence item's midpoint) to the query time, which the agent passes as
   `now` (without it, no rule); any other asks how long something lasted, an evidence item's
-  length. Each option scores exp(-|ln(measured / its amount)|) times the item's weight, best
-  item first: arithmetic on the evidence's times, not words.
+  length. Only the items most about the question are measured (the largest share of its
+  content words); each option scores exp(-|ln(measured / its amount)|) times the item's weight,
+  best item first: arithmetic on the evidence's times, not words.
 
 **Speech nobody transcribed.** A multiple-choice question that asks what was said (a verb of
 speech among its lemmas: "say", "tell", "mention", "hear", …) gets no option when no evidence
@@ -279,7 +280,8 @@ class OptionScorer:
         if all(ranges):
             lexical = np.array([self._overlap(r, evidence, read.weight * read.cover) for r in ranges])
         elif all(amounts) and (now is not None or not relative):
-            lexical = self._elapsed(amounts, evidence, read.weight * read.cover, now if relative else None)  # type: ignore[arg-type]
+            most = read.cover >= read.cover.max() - 1e-9 if len(read.cover) else read.cover.astype(bool)
+            lexical = self._elapsed(amounts, evidence, read.weight * most, now if relative else None)  # type: ignore[arg-type]
         elif intent == "count" and all(_option_number(o) is not None for o in options):
             count = self._moments(read.asked, evidence, read.cover)
             if count:
