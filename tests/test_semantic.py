@@ -88,7 +88,9 @@ def test_habit_on_three_days_is_one_triplet_with_evidence_from_all_three(tmp_pat
 
     found = memory.retrieve("what do I drink in the morning", 5)
     assert _said(found) == ["I drink tea"]
-    assert (found[0].t_start, found[0].t_end) == (MORNING, 2 * DAY + MORNING + 10)
+    assert (found[0].t_start, found[0].t_end) == (2 * DAY + MORNING, 2 * DAY + MORNING + 10), (
+        "a triplet cites a moment that supports it (the latest), not the days its support spans"
+    )
     assert found[0].text.count("DAY") >= 3, "each supporting time range is shown"
     assert memory.retrieve("tea", 5, until=DAY + 9 * 3600) != []
     assert memory.retrieve("tea", 5, until=MORNING + 3600) == [], "one morning is no habit yet"
@@ -235,6 +237,6 @@ def test_a_habit_seen_all_week_is_shown_from_a_few_rows_not_its_whole_history(tm
     store.query = counting
     found = memory.retrieve("what do I drink", 5, until=11 * DAY + MORNING + 60)
     assert _said(found) == ["I drink tea"]
-    assert found[0].text.count("DAY") == 1 + 2 * semantic.SHOWN_SUPPORT and "and 7 more" in found[0].text
-    assert (found[0].t_start, found[0].t_end) == (MORNING, 11 * DAY + MORNING + 10)
-    assert sum(handed) <= semantic.SHOWN_SUPPORT + 3, "rows read for one triplet must not grow with its 12 days"
+    assert found[0].text.count("DAY") == 1 + 2 * (semantic.SHOWN_SUPPORT + 1) and "and 7 more" in found[0].text
+    assert (found[0].t_start, found[0].t_end) == (11 * DAY + MORNING, 11 * DAY + MORNING + 10)
+    assert sum(handed) <= semantic.SHOWN_SUPPORT + 4, "rows read for one triplet must not grow with its 12 days"

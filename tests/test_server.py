@@ -275,7 +275,7 @@ class KeywordReader:
             return ToolCall(thought="search", tool="video.retrieval", arguments={"query": state.question})
         return ToolCall(thought="done", tool="finish")
 
-    def answer(self, question: str, choices: list[str] | None, evidence: Sequence[Evidence]) -> AnswerOut:
+    def answer(self, question: str, choices: list[str] | None, evidence: Sequence[Evidence], now: float | None = None) -> AnswerOut:
         text = " ".join(e.text.lower() for e in evidence)
         if not choices:
             return AnswerOut(answer=evidence[0].text if evidence else "unknown")

@@ -287,6 +287,18 @@ def test_visual_tool_shows_the_best_segments_of_a_text_query_to_the_vlm(tmp_path
             assert [e.text for e in result.evidence] == ["segment of 2 frames"] * 3
 
 
+def test_segments_the_scores_cannot_tell_apart_are_not_returned_in_clip_order(tmp_path: Path) -> None:
+    blank = _solid((90, 90, 90))
+    store = picture_store(tmp_path, [blank, blank, blank, blank, _solid((30, 30, 200)), blank])
+    models = Models()
+    _build(store, models)
+    memory = VisualMemory(store, models)
+    assert memory.search("red", 2, until=40) == [], "four identical frames: no ranking, so no evidence"
+    found = memory.search("blue", 2)
+    assert [(e.t_start, e.t_end) for e in found] == [(40, 50)], "the one segment that stands out, not a blank one after it"
+    assert [(e.t_start, e.t_end) for e in memory.search("blue", 6)] == [(40, 50), (0, 10), (10, 20), (20, 30), (30, 40), (50, 60)]
+
+
 def test_another_embedder_reembeds_and_is_never_searched_across(tmp_path: Path) -> None:
     store = picture_store(tmp_path, [_solid((200, 30, 30)), _solid((30, 30, 200))])
     _build(store, Models(ColourEmbedder(), model="colour-a"))

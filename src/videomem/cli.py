@@ -337,17 +337,32 @@ def synth(
             "was said when. Without it the corpus is exactly as before.",
         ),
     ] = False,
+    writer: Annotated[
+        str,
+        typer.Option(
+            "--writer",
+            help="'second': also write questions by a second writer that shares no sentence form with the first "
+            "(second/video_info.meta.jsonl; single-video corpora only), a report beside the first writer's score.",
+        ),
+    ] = "first",
 ) -> None:
     """Generate a scripted benchmark: on-screen text events at known times and questions about them
     (--speech: spoken lines too)."""
     from videomem.eval.synth import synth as make
+    from videomem.eval.synth_second import write_second
 
+    if writer not in ("first", "second"):
+        raise VideomemError(f"--writer {writer!r}: choose first or second")
+    if writer == "second" and (days is not None or fmt == "egolife"):
+        raise VideomemError("--writer second: writes single-video (lvbench) corpora only")
     corpus = make(outdir, minutes=minutes, days=days, seed=seed, fmt=fmt, speech=speech)
+    if writer == "second":
+        typer.echo(f"second writer's questions: {write_second(corpus.root, seed)}")
     typer.echo(f"{len(corpus.videos)} video(s), {len(corpus.events)} events, {len(corpus.questions)} questions")
     if corpus.speech:
         typer.echo(f"spoken lines: {len(corpus.speech)}, one need_audio question each ({corpus.root / 'speech.json'})")
     typer.echo(f"questions: {corpus.questions_file}")
-    typer.echo(f"the same questions reworded (a control): {corpus.paraphrased_file}")
+    typer.echo(f"the same questions reworded by the same writer: {corpus.paraphrased_file}")
     typer.echo(
         f"next: videomem ingest {corpus.root / 'videos'} --store STORE --pipeline {corpus.pipeline} --timeline {corpus.timeline}"
     )

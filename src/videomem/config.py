@@ -21,7 +21,7 @@ PROJECT_ROOT = Path(__file__).resolve().parents[2]
 SERVE_PORT = 8750
 """`videomem serve`'s default port: not 8000, where `vllm serve` (and the GPU profiles' base_url) listen."""
 
-STAGE_ORDER = ("sample", "transcribe", "caption", "objects", "episodic", "semantic", "visual")
+STAGE_ORDER = ("sample", "transcribe", "caption", "objects", "episodic", "semantic", "timeline", "visual")
 """Stages that exist, in the order `ingest` runs them. A pipeline lists a subset."""
 
 

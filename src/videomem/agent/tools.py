@@ -27,6 +27,7 @@ from videomem.errors import TimeFormatError, VideomemError
 from videomem.evidence import Evidence
 from videomem.memory.clips import TimeText, evenly, frames_view, visible_frames
 from videomem.memory.registry import MEMORIES, Memory, open_memory, tool_name
+from videomem.memory.timeline_memory import Operation, Request, TimelineMemory
 from videomem.memory.visual import SOURCE as VISUAL_SOURCE
 from videomem.memory.visual import VisualMemory
 from videomem.models.registry import ModelSet, image_limit
@@ -160,6 +161,7 @@ class Toolbox:
         functions = {"video.retrieval": self.retrieval, "video.rag": self.rag, "video.qa": self.qa}
         functions |= {tool_name(memory): self._memory_tool(memory) for memory in MEMORIES}
         functions[tool_name("visual")] = self.visual
+        functions[tool_name("timeline")] = self.timeline
         self.tools = {name: as_tool(name, functions[name]) for name in cfg.tools}
         self.tools[FINISH] = as_tool(FINISH, self.finish)
 
@@ -299,6 +301,30 @@ class Toolbox:
         out = self.models.vision.answer_from_frames(self.question or DESCRIBE_FRAMES, frames_view(self.store, frames, t_start, t_end))
         paths = tuple(f["path"] for f in frames)
         return Evidence(t_start, t_end, out.answer.strip(), VISUAL_SOURCE, score, frames[0]["video_id"], frames=paths)
+
+    def timeline(
+        self,
+        operation: Annotated[Operation, Field(description="count / first / last / occurrences of an event; order of two "
+                                              "events; duration of an activity; state of an entity at a time; with: "
+                                              "who was with the entity; search: free text")] = "search",
+        entity: Annotated[str | None, Field(description="person, object or place the question is about")] = None,
+        action: Annotated[str | None, Field(description="what it does, e.g. 'pick up', 'play guitar'")] = None,
+        target: Annotated[str | None, Field(description="what the action is done to or with")] = None,
+        other_entity: Annotated[str | None, Field(description="order: the second event's entity; with: the other person")] = None,
+        other_action: Annotated[str | None, Field(description="order: the second event's action")] = None,
+        other_target: Annotated[str | None, Field(description="order: the second event's target")] = None,
+        at: Annotated[Time | None, Field(description="state: the moment asked about (default: the query time)")] = None,
+        query: Annotated[str | None, Field(description="search: free-text query")] = None,
+    ) -> ToolResult:
+        """Timeline memory: when each person, object and place appeared and what it did, as time
+        intervals (consecutive clips merged, with durations). Counts an event, finds its first or
+        last time, orders two events, says how long an activity lasted, the state of an entity
+        at a time, or who was with whom; every answer lists the intervals it came from."""
+        memory = cast(TimelineMemory, self.memories["timeline"])
+        request = Request(operation, entity, action, target, other_entity, other_action, other_target, at, query)
+        headline, found = memory.ask(request, self.until, self.video_id)
+        lines = [f"{n}. {self._entry(e)}" for n, e in enumerate(found, start=1)]
+        return ToolResult("From timeline memory, " + "\n".join([headline, *lines]), found)
 
     def finish(self, answer: Annotated[str, Field(description="the answer, if already known")] = "") -> ToolResult:
         """Stop searching; the answer is then written from all observations gathered."""

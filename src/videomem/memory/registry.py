@@ -24,6 +24,7 @@ from videomem.memory.episodic import EpisodicMemory
 from videomem.memory.events import EventMemory
 from videomem.memory.objects import ObjectMemory
 from videomem.memory.semantic import SemanticMemory
+from videomem.memory.timeline_memory import TimelineMemory
 from videomem.memory.visual import VisualMemory
 from videomem.models.registry import ModelSet
 from videomem.store import Store
@@ -71,6 +72,7 @@ MEMORIES: dict[str, Registered] = {
     "objects": Registered(ObjectMemory),
     "episodic": Registered(EpisodicMemory, lambda store, models, cfg: EpisodicMemory(store, models, cfg.episodic)),
     "semantic": Registered(SemanticMemory, lambda store, models, cfg: SemanticMemory(store, models, cfg.semantic)),
+    "timeline": Registered(TimelineMemory),
     "visual": Registered(VisualMemory, lambda store, models, cfg: VisualMemory(store, models, cfg.visual)),
 }
 """Memory name → entry, in the order `info`, `search --help` and the tools list them."""

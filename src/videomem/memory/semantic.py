@@ -175,6 +175,8 @@ class _Support:
     """(video, start, end) of the first `SHOWN_SUPPORT`, in time order."""
     count: int
     last_end: float
+    latest: tuple[str, float, float] | None = None
+    """(video, start, end) of the latest: the moment a retrieved triplet cites."""
 
 
 class SemanticMemory:
@@ -433,13 +435,17 @@ class SemanticMemory:
             if row is None or seen is None:
                 continue  # rewritten since the graph was loaded
             shown = ", ".join(time.span(s, e) for _, s, e in seen.first)
-            more = f" and {seen.count - len(seen.first)} more" if seen.count > len(seen.first) else ""
+            latest = seen.latest or seen.first[-1]
+            more = ""
+            if seen.count > len(seen.first):
+                more = f" and {seen.count - len(seen.first)} more, the latest at {time.span(latest[1], latest[2])}"
             text = (
                 f"{row['subject']} {row['relation']} {row['object']}. Known since {time(row['valid_from'])}; "
                 f"seen at {shown}{more}."
             )
-            video, start, _ = seen.first[0]
-            out.append(Evidence(start, seen.last_end, text, SOURCE, float(scored[p]), video))
+            # cited: the latest moment that supports it, not the range its support spans
+            video, start, end = latest
+            out.append(Evidence(start, end, text, SOURCE, float(scored[p]), video))
         return out
 
     @staticmethod
@@ -480,16 +486,21 @@ class SemanticMemory:
         rows = self.store.query(
             "SELECT id, video_id, t_start, t_end, n, last_end FROM (SELECT *, "
             "ROW_NUMBER() OVER (PARTITION BY id ORDER BY t_start, t_end, video_id) AS rank, "
+            "ROW_NUMBER() OVER (PARTITION BY id ORDER BY t_end DESC, t_start DESC, video_id) AS back, "
             "COUNT(*) OVER (PARTITION BY id) AS n, MAX(t_end) OVER (PARTITION BY id) AS last_end FROM ("
             "SELECT DISTINCT e.triplet_id AS id, c.video_id, c.t_start, c.t_end FROM semantic_evidence e "
             "JOIN episodic_triplets t ON t.id = e.episodic_triplet_id JOIN episodic_captions c ON c.id = t.caption_id "
-            f"WHERE {' AND '.join([among, *seen])})) WHERE rank <= ? ORDER BY id, rank",
+            f"WHERE {' AND '.join([among, *seen])})) WHERE rank <= ? OR back = 1 ORDER BY id, rank",
             (*ids, *params, SHOWN_SUPPORT),
         )
         out: dict[int, _Support] = {}
         for r in rows:
             support = out.setdefault(r["id"], _Support([], r["n"], r["last_end"]))
-            support.first.append((r["video_id"], r["t_start"], r["t_end"]))
+            moment = (r["video_id"], r["t_start"], r["t_end"])
+            if len(support.first) < SHOWN_SUPPORT and moment not in support.first:
+                support.first.append(moment)
+            if r["t_end"] == r["last_end"] and (support.latest is None or moment[1] > support.latest[1]):
+                support.latest = moment
         return out
 
     def _edge_scores(self, graph: PassageGraph, query: np.ndarray, visible: np.ndarray) -> dict[int, float]:

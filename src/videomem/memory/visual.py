@@ -49,7 +49,7 @@ from videomem.models.base import VisualEmbedder
 from videomem.models.registry import ModelSet
 from videomem.pipeline.base import StageResult
 from videomem.store import Store
-from videomem.store.vectors import ProgressFactory, VectorIndex, embedder_identity
+from videomem.store.vectors import separated, ProgressFactory, VectorIndex, embedder_identity
 from videomem.timeline import parse_range
 from videomem.video.clips import plan_clips
 
@@ -289,10 +289,12 @@ class VisualMemory:
         return self.search(query, top_k, until, video_id)
 
     def search(self, query: str, top_k: int, until: float | None = None, video_id: str | None = None) -> list[Evidence]:
-        """The `top_k` visible segments whose pooled frame vector is closest to the query's."""
+        """The `top_k` visible segments whose pooled frame vector is closest to the query's,
+        among those the scores tell apart (`separated`: identical frames score alike and give
+        nothing)."""
         self._check_embedder()
         allowed = visible_ids(self.store, "visual_segments", until, video_id)
-        hits = self.index.search_vector(self.embedder.embed_texts([query]), top_k, allowed)
+        hits = separated(self.index.search_vector(self.embedder.embed_texts([query]), top_k + 1, allowed), top_k)
         if not hits:
             return []
         scores = dict(hits)

@@ -40,6 +40,7 @@ _STAGE_CLASSES = {
     "objects": "videomem.pipeline.objects:ObjectsStage",
     "episodic": "videomem.pipeline.episodic:EpisodicStage",
     "semantic": "videomem.pipeline.semantic:SemanticStage",
+    "timeline": "videomem.pipeline.timeline:TimelineStage",
     "visual": "videomem.pipeline.visual:VisualStage",
 }
 assert tuple(_STAGE_CLASSES) == STAGE_ORDER

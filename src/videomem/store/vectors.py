@@ -142,6 +142,23 @@ def _running(pid: int) -> bool:
     return True
 
 
+SCORE_TIE = 1e-6
+"""Cosines closer than this are the same score: identical rows (blank frames) tie exactly."""
+
+
+def separated(hits: Sequence[tuple[int, float]], k: int) -> list[tuple[int, float]]:
+    """Of the best `k + 1` hits (best first), the first `k` that the scores tell apart from the
+    candidates left out: none when every candidate scores the same, and only those scoring
+    above the best one left out. Which of several tied rows comes first is the index's order
+    (clip order), which says nothing about the query."""
+    if len(hits) > 1 and hits[0][1] - hits[-1][1] < SCORE_TIE:
+        return []
+    if len(hits) <= k:
+        return list(hits)
+    cutoff = hits[k][1] + SCORE_TIE
+    return [hit for hit in hits[:k] if hit[1] >= cutoff]
+
+
 class VectorIndex:
     """FAISS `IndexIDMap(IndexFlatIP)` over `rows()`, persisted as `index_dir/<name>.faiss`.
 
