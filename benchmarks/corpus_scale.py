@@ -8,7 +8,7 @@ swatch) so that visual memory has segments to embed. Then the corpus-level stage
 project's code and the offline profile (MiniLM text embeddings, spaCy triplets, extractive
 summaries) under pipelines/egolife.yaml: `caption` (only the caption index: imported captions
 need no vision call), `objects` (records read from the caption text, then consolidation),
-`episodic` (30 s, 3 min, 10 min, 1 h, a graph per scale), `semantic` and `visual`. Visual
+`episodic` (30 s, 3 min, 10 min, 1 h, a graph per scale), `semantic`, `timeline` and `visual`. Visual
 memory's embedder is a 4x4-thumbnail stand-in (the offline one runs its detectors on every frame,
 model time this benchmark does not measure); every other model is the offline profile's.
 
@@ -63,7 +63,7 @@ from videomem.video.egolifecap import SOURCE
 CLIP = 30.0
 DAY_HOURS = range(10, 21)
 """Recorded hours of a day (11 a day, 44 h over four days, as EgoLife's participants)."""
-STAGES = ("caption", "objects", "episodic", "semantic", "visual")
+STAGES = ("caption", "objects", "episodic", "semantic", "timeline", "visual")
 QUERIES, ASKS, TOP_K = 30, 8, 5
 
 

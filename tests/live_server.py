@@ -32,11 +32,11 @@ from videomem.store import Store
 
 
 @contextmanager
-def live(app: Any) -> Iterator[str]:
+def live(app: Any, log_level: str = "warning") -> Iterator[str]:
     """Serve `app` on 127.0.0.1 until the block ends; yields its base URL."""
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
+    server = uvicorn.Server(uvicorn.Config(app, log_level=log_level))
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     deadline = time.monotonic() + 60

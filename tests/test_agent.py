@@ -39,7 +39,7 @@ class ScriptedLanguage:
             raise plan
         return plan
 
-    def answer(self, question: str, choices: list[str] | None, evidence: Sequence[Evidence]) -> AnswerOut:
+    def answer(self, question: str, choices: list[str] | None, evidence: Sequence[Evidence], now: float | None = None) -> AnswerOut:
         self.meter.add("llm", Usage(10, 5, 0.0, 1))
         self.answered.append((question, choices, list(evidence)))
         return AnswerOut(answer="the train", choice="B" if choices else None)

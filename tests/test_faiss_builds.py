@@ -31,15 +31,15 @@ class _Counted:
     def __init__(self, index) -> None:
         self.index, self.searches = index, 0
 
-    def search(self, *args, **kwargs):
+    def search(self, vector, k, **kwargs):
+        if k > 2048:  # what faiss's GPU flat search does
+            raise RuntimeError("Error: 'k > 0 && k <= GPU_MAX_SELECTION_K' failed: k must be <= 2048 for GPU")
         self.searches += 1
-        return self.index.search(*args, **kwargs)
+        return self.index.search(vector, k, **kwargs)
 
 
-def test_unscoped_search_runs_on_the_gpu_copy_and_scoped_search_on_the_cpu(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    copies: list[_Counted] = []
+def _gpu_faiss(monkeypatch: pytest.MonkeyPatch, copies: list[_Counted]) -> None:
+    """faiss as a GPU build would be (no GPU here: its copy is a stand-in over the CPU index)."""
 
     def to_gpu(resources, device, index):
         assert device == 0 and resources == "gpu resources"
@@ -52,6 +52,26 @@ def test_unscoped_search_runs_on_the_gpu_copy_and_scoped_search_on_the_cpu(
     gpu_faiss.index_cpu_to_gpu = to_gpu
     monkeypatch.setattr(vectors, "_faiss", lambda: gpu_faiss)
     vectors._gpu_resources.cache_clear()
+
+
+def test_a_k_above_the_gpu_limit_searches_the_cpu_index(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    copies: list[_Counted] = []
+    _gpu_faiss(monkeypatch, copies)
+    try:
+        rows = [(i, f"entry number {i} of many") for i in range(1, vectors.GPU_MAX_K + 200)]
+        index = vectors.VectorIndex(Store(tmp_path, create=True), "many", lambda: iter(rows), HashEmbedder(), "hash-64")
+        assert len(index.search("entry number 7", vectors.GPU_MAX_K + 100)) == vectors.GPU_MAX_K + 100
+        assert len(index.search("entry number 7", 5)) == 5
+        assert [c.searches for c in copies] == [1], "only the small k reached the GPU copy"
+    finally:
+        vectors._gpu_resources.cache_clear()
+
+
+def test_unscoped_search_runs_on_the_gpu_copy_and_scoped_search_on_the_cpu(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    copies: list[_Counted] = []
+    _gpu_faiss(monkeypatch, copies)
     try:
         store = Store(tmp_path, create=True)
         rows = list(enumerate(TEXTS, start=1))

@@ -191,9 +191,47 @@ def test_auto_batch_size_fits_the_memory_measured_for_the_3b_shape(monkeypatch: 
     )
     free = {"bytes": 11.3e9 / AUTO_MEMORY_SHARE}
     monkeypatch.setattr(torch.cuda, "mem_get_info", lambda device: (free["bytes"], 80e9))
+    monkeypatch.setattr(torch.cuda, "memory_reserved", lambda device: 0)
+    monkeypatch.setattr(torch.cuda, "memory_allocated", lambda device: 0)
     assert 40 <= auto_batch_size(model, 1513, 128) <= 64
     free["bytes"] = 46e9 / AUTO_MEMORY_SHARE
     assert 180 <= auto_batch_size(model, 1513, 128) <= 256
     assert auto_batch_size(model, 4 * 1513, 128) < auto_batch_size(model, 1513, 128), "longer prompts, smaller batches"
     free["bytes"] = 1e12
     assert auto_batch_size(model, 1513, 128) == AUTO_MAX_BATCH
+
+
+def test_auto_batch_size_counts_memory_the_allocator_holds_cached(monkeypatch: pytest.MonkeyPatch) -> None:
+    """After the first batch PyTorch keeps its activations cached: free to the process though the
+    driver reports them used. No GPU here, so the CUDA memory queries are stand-ins."""
+    from types import SimpleNamespace
+
+    from videomem.models.hf_transformers import auto_batch_size
+    from random_weights import SHAPES
+
+    text = SHAPES["3b"]["text"]
+    model = SimpleNamespace(
+        device=torch.device("cuda", 0), dtype=torch.bfloat16,
+        config=SimpleNamespace(text_config=SimpleNamespace(**{k: v for k, v in text.items() if k != "mrope_section"})),
+    )
+    monkeypatch.setattr(torch.cuda, "mem_get_info", lambda device: (14e9, 80e9))
+    monkeypatch.setattr(torch.cuda, "memory_allocated", lambda device: 8e9)
+    monkeypatch.setattr(torch.cuda, "memory_reserved", lambda device: 8e9)
+    first = auto_batch_size(model, 1513, 128)
+    monkeypatch.setattr(torch.cuda, "mem_get_info", lambda device: (2e9, 80e9))
+    monkeypatch.setattr(torch.cuda, "memory_reserved", lambda device: 20e9)  # 12 GB cached by the first batch
+    assert auto_batch_size(model, 1513, 128) == first
+
+
+def test_a_templated_prompt_gets_no_second_bos(tiny_qwen2_5: Path) -> None:
+    """The chat template writes the special tokens itself; a tokenizer that also adds a BOS
+    (Llama- and Gemma-style ones do) must not put a second one before it."""
+    engine = TransformersEngine(role(tiny_qwen2_5), "vlm", UsageMeter())
+    tokenizer = engine.tokenizer
+    tokenizer.bos_token = tokenizer.eos_token
+    tokenizer.add_bos_token = True
+    assert tokenizer("hi")["input_ids"][0] == tokenizer.bos_token_id, "this tokenizer now adds a BOS"
+    for request in (LMRequest("Say hello."), VLRequest("Describe.", frames(1))):
+        ids = engine._inputs([request])["input_ids"][0].tolist()
+        text = engine.processor.apply_chat_template(engine._messages(request), add_generation_prompt=True, tokenize=False)
+        assert ids[0] != tokenizer.bos_token_id and ids[-3:] == tokenizer(text, add_special_tokens=False)["input_ids"][-3:]

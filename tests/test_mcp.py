@@ -112,6 +112,7 @@ def test_streamable_http_transport_behind_the_token(scripted) -> None:
     try:
         with live(app) as base:
             assert httpx.post(f"{base}/mcp", json={}).status_code == 401
+            assert httpx.post(f"{base}/mcp", params={"token": "s3cret"}, json={}).status_code == 401  # login page only
             assert anyio.run(tool_names, f"{base}/mcp") == expected_tools()
     finally:
         readers.close()

@@ -226,22 +226,53 @@ def test_counting_and_time_questions(language: OfflineLanguage) -> None:
     options = ["Once", "2 times", "3 times", "4 times", "6 times"]
     out = language.answer("How many times does Bob water the plants?", options, evidence)
     assert out.answer == "3 times"  # 100-120 s is one watering shown in two clips
-    sightings = Evidence(
-        800, 810,
-        "Person 'Bob', 6 sightings. Summary: At 00:01:40: 'BOB WATERS THE PLANTS' At 00:05:00: 'BOB OPENS THE GATE' "
-        "At 00:13:20: 'BOB WATERS THE PLANTS' At 00:20:00: 'BOB WATERS THE PLANTS'.",
-        "object", 0.7, "v",
-    )
+    seen = ((100, 110, "BOB WATERS THE PLANTS"), (300, 310, "BOB OPENS THE GATE"), (800, 810, "BOB WATERS THE PLANTS"),
+            (1200, 1210, "BOB WATERS THE PLANTS"))
+    sightings = Evidence(800, 810, "Person 'Bob', 6 sightings.", "object", 0.7, "v", moments=seen)
     out = language.answer("How many times does Bob water the plants?", options, [*evidence, sightings])
-    assert out.answer == "4 times"  # one more watering, at 00:20:00, is only written in the object's summary
+    assert out.answer == "4 times"  # one more watering, at 00:20:00, is only among the object's typed sightings
+    prose = Evidence(800, 810, "Person 'Bob'. At 00:20:00: 'BOB WATERS THE PLANTS'. At 00:30:00: 'BOB WATERS THE PLANTS'.",
+                     "object", 0.7, "v")
+    assert language.answer("How many times does Bob water the plants?", options, [*evidence, prose]).answer == "3 times", (
+        "clock times in prose are not parsed: a memory states its moments as typed fields"
+    )
     often = language.answer("How often does Bob give the plants water?", options, [*evidence, sightings])
     assert often.answer == "4 times"  # the same count, however the question is worded
+    tally = language.answer("How frequently was Bob seen watering the plants?", options, [*evidence, sightings])
+    assert tally.answer == "4 times", "a count is recognised from the parse, not from two fixed phrasings"
     when = language.answer("When does Alice open the door?", ["01:40-01:50", "05:00-05:10", "13:20-13:30"], evidence)
     assert when.choice == "B"
     at = language.answer(
         "What happens at 05:05?", ["Bob waters the plants.", "Alice opens the door."], evidence
     )
     assert at.answer == "Alice opens the door."
+
+
+def test_how_long_ago_is_measured_from_the_cited_moment_to_the_query_time(language: OfflineLanguage) -> None:
+    evidence = [
+        Evidence(36000, 36030, "Tasha slices a watermelon on the counter.", "episodic", 0.9, "v"),
+        Evidence(30000, 30030, "Jake tunes the guitar by the sofa.", "episodic", 0.4, "v"),
+    ]
+    options = ["About 20 minutes ago", "Roughly 3 hours ago", "Half a day ago", "Two days ago"]
+    question = "How long ago did Tasha cut up the watermelon?"
+    now = 36015 + 3 * 3600 + 300
+    assert language.answer(question, options, evidence, now=now).answer == "Roughly 3 hours ago"
+    later = 36015 + 2 * 86400
+    assert language.answer(question, options, evidence, now=later).answer == "Two days ago", "the query time decides"
+
+
+def test_how_long_something_lasted_is_read_from_the_cited_interval(language: OfflineLanguage) -> None:
+    evidence = [
+        Evidence(600, 900, "the kettle is boiling on the stove (10 windows, 5 min 00 s)", "timeline", 1.0, "v"),
+        Evidence(2000, 2010, "A cat sleeps on the rug.", "events", 0.3, "v"),
+    ]
+    options = ["Under a minute", "About five minutes", "Nearly an hour", "A day and a half"]
+    assert language.answer("For what stretch of time did the kettle keep boiling?", options, evidence).choice == "B"
+    from videomem.models.offline.scoring import option_seconds
+
+    assert [option_seconds(o) for o in ("half an hour", "a day and a half", "2 hours 10 minutes", "the red box")] == [
+        1800, 1.5 * 86400, 7800, None
+    ]
 
 
 def test_morning_habit_uses_time_of_day(language: OfflineLanguage) -> None:

@@ -68,3 +68,18 @@ def test_pretrained_is_required_and_load_errors_are_model_errors(weights: tuple[
     with pytest.raises(ModelError, match="visual_embedder: open_clip cannot load 'no-such-arch'") as info:
         OpenClipEmbedder(role(str(weights[0]), model="no-such-arch"), "visual_embedder", UsageMeter())
     assert "\n" not in str(info.value)
+
+
+def test_a_local_dir_model_needs_no_pretrained(weights: tuple[Path, Path], tmp_path: Path) -> None:
+    """open_clip's local-dir: (and hf-hub:) names carry their config and weights; open_clip ignores
+    `pretrained` for them, so the profile need not invent one."""
+    import json
+    import shutil
+
+    folder = tmp_path / "tiny-local"
+    folder.mkdir()
+    (folder / "open_clip_config.json").write_text(json.dumps({"model_cfg": TINY_CLIP, "preprocess_cfg": {}}))
+    shutil.copy(weights[0], folder / "open_clip_pytorch_model.bin")
+    local = OpenClipEmbedder(role(None, model=f"local-dir:{folder}"), "visual_embedder", UsageMeter())
+    named = OpenClipEmbedder(role(str(weights[0])), "visual_embedder", UsageMeter())
+    assert np.allclose(local.embed_images(images()), named.embed_images(images()), atol=1e-5), "the folder's weights"

@@ -40,6 +40,8 @@ class FakeServer:
     script: list[Reply] = field(default_factory=list)
     in_flight: int = 0
     peak: int = 0
+    models: list[dict[str, Any]] | None = None
+    """What GET /models lists (None: the route is missing, 404)."""
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     @property
@@ -60,6 +62,15 @@ def make_handler(state: FakeServer) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         def log_message(self, *args: Any) -> None:
             pass
+
+        def do_GET(self) -> None:
+            found = self.path.endswith("/models") and state.models is not None
+            data = json.dumps({"object": "list", "data": state.models} if found else {"detail": "Not Found"}).encode()
+            self.send_response(200 if found else 404)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
 
         def do_POST(self) -> None:
             body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
@@ -128,13 +139,14 @@ def test_exact_chat_request_with_images_schema_and_key(server: FakeServer, monke
     assert seen["path"] == "/v1/chat/completions"
     assert seen["headers"]["Authorization"] == "Bearer sekret"
     body = seen["body"]
-    assert body["model"] == "qwen-test" and body["max_completion_tokens"] == 77 and "max_tokens" not in body and body["temperature"] == 0.0
+    assert body["model"] == "qwen-test" and body["max_completion_tokens"] == 77 and "max_tokens" not in body
+    assert "temperature" not in body, "the profile sets none: reasoning models reject any but their default"
     system, user = body["messages"]
     assert system == {"role": "system", "content": "Be brief."}
     assert user["role"] == "user"
     parts = user["content"]
     assert [p["type"] for p in parts] == ["image_url", "image_url", "text"]
-    assert parts[2]["text"] == "Caption this clip."
+    assert parts[2]["text"].startswith("Caption this clip.\n\nReply with one JSON object") and '"caption"' in parts[2]["text"]
     url = parts[0]["image_url"]["url"]
     assert url.startswith("data:image/jpeg;base64,")
     decoded = Image.open(io.BytesIO(base64.b64decode(url.split(",", 1)[1])))
@@ -157,7 +169,7 @@ def test_free_form_schema_is_sent_non_strict_and_text_only_content_is_a_string(s
     engine = OpenAICompatEngine(role(server.url), "llm", UsageMeter())
     engine.generate([LMRequest("Plan.", json_schema=ToolCall.model_json_schema())])
     body = server.requests[0]["body"]
-    assert body["messages"] == [{"role": "user", "content": "Plan."}]
+    assert body["messages"][0]["content"].startswith("Plan.\n\nReply with one JSON object")
     spec = body["response_format"]["json_schema"]
     assert spec["strict"] is False and spec["schema"] == ToolCall.model_json_schema()
     assert "Authorization" not in server.requests[0]["headers"]
@@ -170,6 +182,34 @@ def test_without_structured_output_the_schema_goes_into_the_prompt(server: FakeS
     assert "response_format" not in body
     assert body["messages"][0]["content"].startswith("Caption.\n\nReply with one JSON object")
     assert '"caption"' in body["messages"][0]["content"]
+
+
+def test_the_schema_leaves_the_prompt_only_where_the_server_enforces_it(server: FakeServer) -> None:
+    """A server that ignores response_format (transformers serve) must still show the model the
+    schema; vLLM (owned_by "vllm" in GET /models) constrains decoding, so the prompt stays short."""
+    request = LMRequest("Caption.", json_schema=CaptionOut.model_json_schema())
+    server.models = [{"id": "qwen-test", "object": "model", "owned_by": "transformers"}]
+    OpenAICompatEngine(role(server.url), "llm", UsageMeter()).generate([request])
+    server.models = [{"id": "qwen-test", "object": "model", "owned_by": "vllm"}]
+    OpenAICompatEngine(role(server.url), "llm", UsageMeter()).generate([request])
+    ignoring, enforcing = (r["body"] for r in server.requests)
+    assert '"caption"' in ignoring["messages"][0]["content"] and "response_format" in ignoring
+    assert enforcing["messages"][0]["content"] == "Caption." and "response_format" in enforcing
+
+
+def test_temperature_goes_out_only_when_the_profile_sets_it(server: FakeServer) -> None:
+    OpenAICompatEngine(role(server.url, temperature=0), "llm", UsageMeter()).generate([LMRequest("Hi.")])
+    OpenAICompatEngine(role(server.url), "llm", UsageMeter()).generate([LMRequest("Hi.")])
+    set_, unset = (r["body"] for r in server.requests)
+    assert set_["temperature"] == 0 and "temperature" not in unset
+
+
+def test_a_fastapi_error_body_is_printed_as_its_message(server: FakeServer) -> None:
+    server.script = [Reply(status=400, body={"detail": "Model qwen-test is not loaded"})]
+    engine = OpenAICompatEngine(role(server.url, structured_output=False), "llm", UsageMeter())
+    with pytest.raises(ModelError) as info:
+        engine.generate([LMRequest("Hi.")])
+    assert "HTTP 400: Model qwen-test is not loaded" in str(info.value) and "{" not in str(info.value)
 
 
 def test_retries_a_500_then_succeeds(server: FakeServer) -> None:

@@ -21,11 +21,11 @@ import pytest
 from kill_stage import PIPELINE, HashEmbedder, ScriptedModels, ScriptedVision, contents
 
 from conftest import make_video
-from videomem.config import ModelsConfig, RoleConfig
-from videomem.models.base import ClipNotes
+from videomem.config import ModelsConfig, PipelineConfig, RoleConfig
 from videomem.core import ClipView
+from videomem.models.base import ClipNotes
 from videomem.errors import ConfigError
-from videomem.pipeline.ray_runner import RayOptions, gpus_per_actor
+from videomem.pipeline.ray_runner import RayOptions, gpus_per_actor, vision_call_size
 from videomem.pipeline.runner import ingest
 from videomem.store import Store
 
@@ -190,3 +190,14 @@ def test_gpus_per_actor_follow_the_profile_and_the_cluster(role, cluster_gpus, g
 def test_a_vllm_profile_on_a_cluster_without_gpus_is_a_one_line_error() -> None:
     with pytest.raises(ConfigError, match="no GPU"):
         gpus_per_actor(RoleConfig(backend="vllm", model="Qwen/Qwen3-VL-8B-Instruct"), 0)
+
+
+def test_a_vision_actor_gets_the_engines_window_unless_the_pipeline_says_otherwise() -> None:
+    """The local runner hands vLLM 512 clips at once; an actor handed caption_batch_size (8)
+    would leave the engine's scheduler with nothing to batch."""
+    vllm = RoleConfig(backend="vllm", model="Qwen/Qwen3-VL-8B-Instruct")
+    assert vision_call_size(PipelineConfig(caption_batch_size=8), vllm) == 512
+    assert vision_call_size(PipelineConfig(), vllm.model_copy(update={"options": {"window": 64}})) == 64
+    assert vision_call_size(PipelineConfig(), RoleConfig(backend="transformers", model="m")) == 256
+    assert vision_call_size(PipelineConfig(caption_batch_size=8), RoleConfig(backend="offline")) == 8
+    assert vision_call_size(PipelineConfig(ray_vision_batch_size=32), vllm) == 32

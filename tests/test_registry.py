@@ -68,7 +68,7 @@ def test_a_toy_memory_appears_in_every_view(tmp_path: Path, monkeypatch) -> None
     assert [e["text"] for e in json.loads(found.output)] == ["toy 0", "toy 1"]
 
     # 4. the HTTP server: /info and the memory's search route
-    with TestClient(create_app(store_dir, models, load_agent())) as client:
+    with TestClient(create_app(store_dir, models, load_agent()), base_url="http://localhost") as client:  # a host the guard accepts
         info = client.get("/info").json()
         assert {m["name"]: m["stats"] for m in info["memories"]}["toy"] == {"toys": 3}
         assert [e["text"] for e in client.get("/memories/toy/search", params={"query": "x", "top_k": 1}).json()] == ["toy 0"]

@@ -31,6 +31,10 @@ from videomem.server.app import create_app
 from videomem.store import Store
 
 
+LOCAL = "http://localhost"
+"""The test client's base URL: a name the server trusts (guards.py)."""
+
+
 @pytest.fixture(scope="module")
 def scripted(tmp_path_factory):
     return scripted_store(tmp_path_factory.getbasetemp())
@@ -39,7 +43,7 @@ def scripted(tmp_path_factory):
 @pytest.fixture(scope="module")
 def client(scripted):
     store_dir, _ = scripted
-    with TestClient(create_app(store_dir, offline_models(), load_agent())) as test_client:
+    with TestClient(create_app(store_dir, offline_models(), load_agent()), base_url=LOCAL) as test_client:
         yield test_client
 
 
@@ -201,7 +205,7 @@ def test_with_a_token_every_route_requires_it(scripted) -> None:
 
     routes = ["/", "/info", "/docs", "/openapi.json", "/static/app.js", "/frames/synth0000/000000_0.jpg",
               "/videos/synth0000", "/ingest", "/memories/events/search?query=bus"]
-    with TestClient(app()) as anonymous:
+    with TestClient(app(), base_url=LOCAL) as anonymous:
         for route in routes:
             assert anonymous.get(route).status_code == 401, route
             assert anonymous.get(route, headers={"Authorization": "Bearer wrong"}).status_code == 401, route
@@ -209,9 +213,10 @@ def test_with_a_token_every_route_requires_it(scripted) -> None:
         assert anonymous.post("/ask", json={"question": "Which bus?"}).status_code == 401
         assert anonymous.post("/ingest", json={"paths": ["x.mp4"]}).status_code == 401
         assert anonymous.get("/?token=wrong").status_code == 401
-    with TestClient(app()) as browser:
-        page = browser.get("/?token=s3cret")  # how the page is opened: the reply sets the cookie
-        assert page.status_code == 200 and "HttpOnly" in page.headers["set-cookie"]
+    with TestClient(app(), base_url=LOCAL) as browser:
+        login = browser.get("/?token=s3cret", follow_redirects=False)  # how the page is opened
+        assert login.status_code == 303 and login.headers["location"] == "/" and "HttpOnly" in login.headers["set-cookie"]
+        assert "s3cret" not in login.headers["set-cookie"]
         assert browser.get("/info").status_code == 200 and browser.get("/videos/synth0000").status_code == 200
 
 
@@ -226,8 +231,8 @@ def test_api_docs_describe_every_route(client) -> None:
 
 def test_an_ingest_job_reports_progress_results_and_failures(tmp_path, bikes) -> None:
     Store(tmp_path / "store", create=True).close()
-    app = create_app(tmp_path / "store", offline_models(), load_agent())
-    with TestClient(app) as client:
+    app = create_app(tmp_path / "store", offline_models(), load_agent(), ingest_roots=[tmp_path, bikes.parent])
+    with TestClient(app, base_url=LOCAL) as client:
         assert client.get("/info").json()["videos"] == []
         started = client.post("/ingest", json={"paths": [str(bikes), str(tmp_path / "missing.mp4")], "stages": ["sample"]})
         assert started.status_code == 202 and started.json()["id"] == 1
@@ -241,7 +246,7 @@ def test_an_ingest_job_reports_progress_results_and_failures(tmp_path, bikes) ->
         assert [j["id"] for j in client.get("/ingest").json()] == [1]
 
         assert client.post("/ingest", json={"paths": ["x.mp4"], "stages": ["dream"]}).status_code == 422
-        bad = client.post("/ingest", json={"paths": ["x.mp4"], "pipeline": str(tmp_path / "none.yaml")})
+        bad = client.post("/ingest", json={"paths": [str(tmp_path / "x.mp4")], "pipeline": str(tmp_path / "none.yaml")})
         assert bad.status_code == 400 and bad.json()["detail"] == f"{tmp_path / 'none.yaml'}: no such file"
         assert client.get("/ingest/7").status_code == 404
 
@@ -270,7 +275,7 @@ class KeywordReader:
             return ToolCall(thought="search", tool="video.retrieval", arguments={"query": state.question})
         return ToolCall(thought="done", tool="finish")
 
-    def answer(self, question: str, choices: list[str] | None, evidence: Sequence[Evidence]) -> AnswerOut:
+    def answer(self, question: str, choices: list[str] | None, evidence: Sequence[Evidence], now: float | None = None) -> AnswerOut:
         text = " ".join(e.text.lower() for e in evidence)
         if not choices:
             return AnswerOut(answer=evidence[0].text if evidence else "unknown")
@@ -330,7 +335,7 @@ def test_twenty_concurrent_questions_complete_correctly_while_an_ingest_runs(tmp
         expected = [_answered(agent.ask(q.question, list(q.choices), q.until, q.video_id).to_json()) for q in questions]
     assert len(set(expected)) > 10  # the questions differ, so a mixed-up reply would show
 
-    app = create_app(store_dir, models, load_agent(), threads=8)
+    app = create_app(store_dir, models, load_agent(), threads=8, ingest_roots=[bikes.parent])
     with live(app) as base, httpx.Client(base_url=base, timeout=300) as http:
         assert http.post("/ingest", json={"paths": [str(bikes)]}).status_code == 202
         assert models.vision.captioning.wait(120)  # sampled and committed; now captioning, held

@@ -14,6 +14,7 @@ import pytest
 
 from videomem.eval.lvbench import load_lvbench
 from videomem.eval.synth import MIN_MINUTES, synth
+from videomem.eval.synth_second import write_second
 from videomem.errors import VideomemError
 from videomem.timeline import UNTIL_SLACK, egolife_start
 
@@ -224,3 +225,25 @@ def test_speech_without_espeak_is_a_one_line_error(tmp_path, monkeypatch, run_cl
         "error: --speech needs espeak-ng, which is not installed (apt-get install espeak-ng)"
     )
     assert not (tmp_path / "b").exists()
+
+
+def test_second_writer_shares_no_sentence_form_and_its_answers_hold(single, corpus):
+    path = write_second(single.root, seed=7)
+    second = load_lvbench(path)
+    first = [*single.questions, *load_lvbench(single.paraphrased_file)]
+    openings = {" ".join(q.question.split()[:2]).lower() for q in first}
+    assert len(second) > len(single.questions) and all(
+        " ".join(q.question.split()[:2]).lower() not in openings for q in second
+    ), "no question opens as one of the first writer's (or its paraphrases') does"
+    by_time = {(e.t_start, e.t_end): e for e in single.events}
+    for q in second:
+        answer = q.answer_text
+        assert q.targets and all(t in by_time for t in q.targets)
+        if q.question.startswith("Which happened earlier"):
+            earliest = by_time[min(q.targets)]
+            assert answer.split()[0].upper() == earliest.text.split()[0], "the earlier event is the answer"
+        if "how long" in q.question:
+            (t0, t1), = q.targets
+            assert answer == f"roughly {int(t1 - t0)} seconds"
+    with pytest.raises(VideomemError, match="single-video"):
+        write_second(corpus.root)

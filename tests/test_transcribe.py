@@ -28,7 +28,7 @@ from conftest import SPEECH_SECONDS as SECONDS
 from conftest import make_video
 from tiny_models import build_tiny_whisper, convert_to_ctranslate2
 
-from videomem.config import ModelsConfig, PipelineConfig, RoleConfig, load_models
+from videomem.config import default_path, shipped_profiles, ModelsConfig, PipelineConfig, RoleConfig, load_models
 from videomem.errors import ModelError
 from videomem.store.clips import transcript_of
 from videomem.models.asr import OpenAIRecognizer, Span, speech_spans
@@ -307,3 +307,29 @@ def test_openai_backend_uploads_each_span_and_shifts_its_segments(
         assert abs(seconds - (b - a)) < 1e-3
     assert got == [Segment(pytest.approx(a + 0.25), pytest.approx(b - 0.25), "hello there") for a, b in speech_spans_found]
     assert meter.by_role()["asr"].calls == len(speech_spans_found)
+
+
+def test_a_missing_cuda_library_is_one_line_naming_the_fix(tiny_whisper: Path, tmp_path: Path, monkeypatch) -> None:
+    """CTranslate2 4.x loads CUDA 12's cuBLAS at the first GPU call, which a CUDA 13 torch/vLLM
+    install lacks. No GPU here: the recognizer's model raises CTranslate2's own message."""
+    from videomem.models.asr import FasterWhisperRecognizer
+
+    model = convert_to_ctranslate2(tiny_whisper, tmp_path / "ct2")
+    recognizer = FasterWhisperRecognizer(RoleConfig(backend="faster_whisper", model=str(model), device="cpu"), UsageMeter())
+
+    def no_cublas(*args, **kwargs):
+        raise RuntimeError("Library libcublas.so.12 is not found or cannot be loaded")
+
+    monkeypatch.setattr(recognizer.model, "transcribe", no_cublas)
+    with pytest.raises(ModelError) as info:
+        recognizer.transcribe(np.zeros(16000, dtype=np.float32), [(0.0, 1.0)])
+    message = str(info.value)
+    assert "libcublas.so.12" in message and "backend: transformers" in message and "\n" not in message
+
+
+def test_the_shipped_gpu_profiles_transcribe_on_the_installed_torch() -> None:
+    """faster-whisper on CUDA needs CUDA 12 libraries the vllm extra does not install."""
+    for path in [Path(str(default_path("models", n))) for n in shipped_profiles("models")]:
+        asr = load_models(path).asr
+        if asr is not None and (asr.device or "").startswith("cuda"):
+            assert asr.backend == "transformers", path.name

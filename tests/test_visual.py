@@ -71,10 +71,12 @@ class FrameVision:
 class Models:
     """A ModelSet stand-in: a models profile (whose visual_embedder names the embedder) and doubles."""
 
-    def __init__(self, embedder=None, model: str = "colour-mean", batch_size: int = 4, vision=None) -> None:
+    def __init__(
+        self, embedder=None, model: str = "colour-mean", batch_size: int = 4, vision=None, max_images: int | None = None
+    ) -> None:
         self.cfg = ModelsConfig(
             name="test",
-            vlm=RoleConfig(backend="offline"),
+            vlm=RoleConfig(backend="offline", max_images=max_images),
             llm=RoleConfig(backend="offline"),
             text_embedder=RoleConfig(backend="offline"),
             visual_embedder=RoleConfig(backend="open_clip", model=model, pretrained="x", batch_size=batch_size),
@@ -185,6 +187,28 @@ def test_visual_tool_shows_a_range_to_the_vlm_with_the_question(tmp_path: Path) 
         toolbox.call("memory.visual", {"query": "DAY1 11:00:40 - DAY1 11:00:10"})
 
 
+def test_tools_send_at_most_the_engines_image_limit_chosen_evenly(tmp_path: Path) -> None:
+    """Frames are stored densely and the agent allows 64 (memory.visual) or 32 (video.qa) a
+    request; the engine takes 16 images a prompt (vLLM's limit_mm_per_prompt): a longer range
+    must still reach it as 16 frames from its start to its end, not fail the question."""
+    store = _dense_store(tmp_path, seconds=120, spacing=1.0)
+    models = Models(max_images=16)
+    cfg = AgentConfig(tools=("video.qa", "memory.visual"), qa_max_frames=32)
+    toolbox = Toolbox(store, models, Memories.open(store, models, cfg), cfg, question="What is on the table?")
+
+    result = toolbox.call("memory.visual", {"query": "00:00:00 - 00:02:00"})
+    _, view = models.vision.asked[-1]
+    assert len(view.frames) == 16 and len(result.evidence[0].frames) == 16
+    assert view.frame_times[0] < 2 and view.frame_times[-1] > 118, "spread over the whole range"
+    gaps = np.diff(view.frame_times)
+    assert gaps.max() - gaps.min() <= 1.0 + 1e-9, "evenly spaced"
+    assert result.observation.startswith("From 16 frame(s)")
+
+    toolbox.call("video.qa", {"question": "What is on the table?", "t_start": 0, "t_end": 120})
+    _, view = models.vision.asked[-1]
+    assert len(view.frames) == 16 and view.frame_times[-1] - view.frame_times[0] > 110
+
+
 def test_visual_tool_refuses_a_range_over_parallel_videos(tmp_path: Path) -> None:
     picture_store(tmp_path, [_solid((200, 30, 30))] * 2, video_id="a")
     store = picture_store(tmp_path, [_solid((30, 30, 200))] * 2, video_id="b")
@@ -263,6 +287,18 @@ def test_visual_tool_shows_the_best_segments_of_a_text_query_to_the_vlm(tmp_path
             assert result.observation.splitlines()[-1].startswith(f"Looking at the 2 frame(s) of {inspect}: 2 frames")
         else:
             assert [e.text for e in result.evidence] == ["segment of 2 frames"] * 3
+
+
+def test_segments_the_scores_cannot_tell_apart_are_not_returned_in_clip_order(tmp_path: Path) -> None:
+    blank = _solid((90, 90, 90))
+    store = picture_store(tmp_path, [blank, blank, blank, blank, _solid((30, 30, 200)), blank])
+    models = Models()
+    _build(store, models)
+    memory = VisualMemory(store, models)
+    assert memory.search("red", 2, until=40) == [], "four identical frames: no ranking, so no evidence"
+    found = memory.search("blue", 2)
+    assert [(e.t_start, e.t_end) for e in found] == [(40, 50)], "the one segment that stands out, not a blank one after it"
+    assert [(e.t_start, e.t_end) for e in memory.search("blue", 6)] == [(40, 50), (0, 10), (10, 20), (20, 30), (30, 40), (50, 60)]
 
 
 def test_another_embedder_reembeds_and_is_never_searched_across(tmp_path: Path) -> None:

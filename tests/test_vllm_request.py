@@ -39,9 +39,21 @@ def test_engine_args_merge_profile_options_over_defaults() -> None:
     profile = load_models(default_path("models", "vllm-inprocess-qwen3-vl-8b"))
     args = engine_args(profile.vlm)
     assert args["model"] == "Qwen/Qwen3-VL-8B-Instruct" and args["dtype"] == "bfloat16"
-    assert args["gpu_memory_utilization"] == 0.85 and args["limit_mm_per_prompt"] == {"image": 16}
+    assert args["gpu_memory_utilization"] == 0.8
+    assert args["limit_mm_per_prompt"] == {"image": profile.vlm.max_images, "video": 0}, "no memory kept for video"
     assert engine_args(profile.llm) == args, "both roles map to one shared engine"
     assert engine_args(RoleConfig(backend="vllm", model="m"))["dtype"] == "auto"
+
+
+def test_the_image_limit_is_the_vlm_max_images_and_the_shared_llm_follows(tmp_path) -> None:
+    path = tmp_path / "eight.yaml"
+    path.write_text(
+        "vlm: {backend: vllm, model: q, max_images: 8}\nllm: {backend: vllm, model: q}\ntext_embedder: {backend: offline}\n"
+    )
+    profile = load_models(path)
+    assert engine_args(profile.vlm)["limit_mm_per_prompt"] == {"image": 8, "video": 0}
+    assert engine_args(profile.llm) == engine_args(profile.vlm), "one engine, not two copies of the weights"
+    assert sampling_kwargs(LMRequest("x"), profile.llm)["temperature"] == 0.0, "greedy unless the profile says"
 
 
 class _Params:

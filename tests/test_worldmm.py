@@ -16,6 +16,7 @@ from videomem.config import AgentConfig
 from videomem.errors import MalformedOutputError
 from videomem.evidence import Evidence
 from videomem.models.base import AnswerOut, RetrievalDecision, RetrievalState, RoundRecord, Usage
+from videomem.models.offline.intent import question_intent
 from videomem.models.offline.planner import choose_memory
 from videomem.models.prompted import PromptedLanguage, rounds_block
 from videomem.store import Store
@@ -49,7 +50,7 @@ class ScriptedRounds:
             raise decision
         return decision
 
-    def respond(self, question: str, choices: list[str] | None, rounds: Sequence[RoundRecord]) -> AnswerOut:
+    def respond(self, question: str, choices: list[str] | None, rounds: Sequence[RoundRecord], now: float | None = None) -> AnswerOut:
         self.meter.add("llm", Usage(10, 5, 0.0, 1))
         self.responded.append(list(rounds))
         return AnswerOut(answer="the train", choice="B" if choices else None)
@@ -161,6 +162,43 @@ def test_offline_planner_picks_the_memory_by_question_kind(question: str, memory
     assert (decision.decision, decision.memory) == ("search", memory)
     assert f"'{cue}'" in decision.reason
     assert ("Another" in decision.query) == (memory != "visual"), "options stay out of a visual query"
+
+
+@pytest.mark.parametrize(
+    ("question", "intent"),
+    [
+        ("How frequently did Lucia refill the kettle this afternoon?", "count"),
+        ("Did Tasha water the flowers before or after the guests came?", "order"),
+        ("Which came later, the rain or the barbecue?", "order"),
+        ("How long did the board game with Shure go on?", "duration"),
+        ("How many minutes did the cake spend in the oven?", "duration"),
+        ("How long ago did I put the scissors away?", "when"),
+        ("At what time did the courier ring?", "when"),
+        ("Whom did I go shopping with?", "who"),
+        ("Where did the charger end up?", "state"),
+        ("Why did we skip the barbecue?", None),
+        ("What colour is the umbrella?", None),
+    ],
+)
+def test_question_intent_is_read_from_the_interrogative_phrase(question: str, intent: str | None) -> None:
+    assert question_intent(question) == intent
+
+
+def test_offline_planner_routes_counts_orders_durations_and_times_to_timeline_first() -> None:
+    memories = ["episodic", "semantic", "timeline", "visual"]
+    first = choose_memory(_state("How frequently did Lucia refill the kettle?", memories))
+    assert first.memory == "timeline" and "a count" in first.reason
+    history = [RoundRecord("search", "timeline", first.query, "")]
+    assert choose_memory(_state("How frequently did Lucia refill the kettle?", memories, history)).memory == "semantic"
+    chosen, history = [], []
+    for _ in range(5):
+        decision = choose_memory(_state("Why did we skip the barbecue?", memories, history))
+        if decision.decision == "answer":
+            break
+        chosen.append(decision.memory)
+        history.append(RoundRecord("search", decision.memory, decision.query, ""))
+    assert "timeline" not in chosen, "a question with no structured intent does not search the intervals"
+    assert choose_memory(_state("How long did the game last?", ["episodic", "semantic"])).memory == "episodic"
 
 
 def test_offline_planner_then_searches_the_rest_once_and_answers() -> None:

@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
 from rich.console import Console
 
-from videomem.config import STAGE_ORDER, load_pipeline
+from videomem.config import SERVE_PORT, STAGE_ORDER, PipelineConfig, load_pipeline
 from videomem.core import tune_process
 from videomem.errors import VideomemError
 from videomem.timeline import format_clock
@@ -104,6 +105,7 @@ def ingest(
         _print_failures(missing)
         raise typer.Exit(1)
     cluster = RayOptions(ray_address, ray_actors) if ray or ray_address else None
+    _preflight(models, cfg, ray=cluster is not None)
     if cluster is not None:  # a cluster that cannot be joined leaves no empty store behind either
         connect(cluster)
     with Store(store, create=True) as db:
@@ -127,6 +129,27 @@ def ingest(
     if failures:
         _print_failures(failures)
         raise typer.Exit(1)
+
+
+def _preflight(
+    models: Path | None,
+    pipeline: PipelineConfig | None = None,
+    agents: Sequence[Path | None] = (),
+    *,
+    store: Path | None = None,
+    port: int | None = None,
+    ray: bool = False,
+) -> None:
+    """`videomem doctor`'s checks that cost nothing, for each agent profile given (None: the
+    default one); the first failure stops the command."""
+    from videomem.config import load_agent, load_models
+    from videomem.doctor import preflight
+
+    profile = load_models(models)
+    for agent in agents:
+        preflight(profile, pipeline, load_agent(agent), store=store, port=port, ray=ray)
+    if not agents:
+        preflight(profile, pipeline, store=store, port=port, ray=ray)
 
 
 def _print_failures(failures: list[tuple[str, str]]) -> None:
@@ -315,17 +338,32 @@ def synth(
             "was said when. Without it the corpus is exactly as before.",
         ),
     ] = False,
+    writer: Annotated[
+        str,
+        typer.Option(
+            "--writer",
+            help="'second': also write questions by a second writer that shares no sentence form with the first "
+            "(second/video_info.meta.jsonl; single-video corpora only), a report beside the first writer's score.",
+        ),
+    ] = "first",
 ) -> None:
     """Generate a scripted benchmark: on-screen text events at known times and questions about them
     (--speech: spoken lines too)."""
     from videomem.eval.synth import synth as make
+    from videomem.eval.synth_second import write_second
 
+    if writer not in ("first", "second"):
+        raise VideomemError(f"--writer {writer!r}: choose first or second")
+    if writer == "second" and (days is not None or fmt == "egolife"):
+        raise VideomemError("--writer second: writes single-video (lvbench) corpora only")
     corpus = make(outdir, minutes=minutes, days=days, seed=seed, fmt=fmt, speech=speech)
+    if writer == "second":
+        typer.echo(f"second writer's questions: {write_second(corpus.root, seed)}")
     typer.echo(f"{len(corpus.videos)} video(s), {len(corpus.events)} events, {len(corpus.questions)} questions")
     if corpus.speech:
         typer.echo(f"spoken lines: {len(corpus.speech)}, one need_audio question each ({corpus.root / 'speech.json'})")
     typer.echo(f"questions: {corpus.questions_file}")
-    typer.echo(f"the same questions reworded (a control): {corpus.paraphrased_file}")
+    typer.echo(f"the same questions reworded by the same writer: {corpus.paraphrased_file}")
     typer.echo(
         f"next: videomem ingest {corpus.root / 'videos'} --store STORE --pipeline {corpus.pipeline} --timeline {corpus.timeline}"
     )
@@ -415,6 +453,7 @@ def eval_(
     from videomem.config import load_agent
     from videomem.eval.harness import run_eval, run_side_by_side
 
+    _preflight(models, agents=agent or [None], store=store)
     if retrieval:
         _eval_retrieval(benchmark, questions, store, out_dir, agent, models, limit)
         return
@@ -484,23 +523,72 @@ TokenOpt = Annotated[
 def serve(
     store: StoreOpt,
     host: Annotated[str, typer.Option("--host", help="Address to bind; the default serves this machine only.")] = "127.0.0.1",
-    port: Annotated[int, typer.Option("--port", min=0, max=65535, help="0 picks a free port.")] = 8000,
+    port: Annotated[int, typer.Option("--port", min=0, max=65535, help="0 picks a free port.")] = SERVE_PORT,
     agent: AgentOpt = None,
     models: ModelsOpt = None,
     token: TokenOpt = None,
     threads: Annotated[int, typer.Option("--threads", min=1, help="Questions answered at once.")] = 8,
+    ingest_roots: Annotated[
+        Optional[list[Path]],
+        typer.Option(
+            "--ingest-root",
+            metavar="DIR",
+            exists=True,
+            file_okay=False,
+            resolve_path=True,
+            help="Folder POST /ingest may read videos and pipeline profiles from (repeatable). None: remote ingest is off.",
+        ),
+    ] = None,
+    allowed_hosts: Annotated[
+        Optional[list[str]],
+        typer.Option("--allowed-host", metavar="NAME", help="Host name clients may call the server by, besides the loopback names (repeatable)."),
+    ] = None,
 ) -> None:
-    """Serve a store over HTTP: the web page at /, the API (docs at /docs), videos and frames."""
+    """Serve a store over HTTP: the web page at /, the API (docs at /docs), videos and frames.
+    Beyond this machine (--host other than loopback) only with a token."""
     import uvicorn
 
     from videomem.config import load_agent
     from videomem.models.registry import ModelSet
     from videomem.server.app import create_app
+    from videomem.server.guards import check_bind, trusted_hosts
 
-    application = create_app(store, ModelSet.from_file(models), load_agent(agent), token=token, threads=threads)
-    if host not in ("127.0.0.1", "localhost", "::1") and not token:
-        err.print(f"warning: serving {store} to the network on {host} without --token", markup=False, highlight=False)
+    check_bind(host, token)
+    _preflight(models, agents=[agent], store=store, port=port)
+    application = create_app(
+        store, ModelSet.from_file(models), load_agent(agent), token=token, threads=threads,
+        ingest_roots=ingest_roots or (), hosts=trusted_hosts(host, allowed_hosts or ()),
+    )
     uvicorn.run(application, host=host, port=port)
+
+
+@app.command()
+def doctor(
+    models: ModelsOpt = None,
+    pipeline: Annotated[
+        Optional[Path], typer.Option("--pipeline", help="Pipeline profile. Default: pipelines/default.yaml.")
+    ] = None,
+    agent: AgentOpt = None,
+    store: Annotated[Optional[Path], typer.Option("--store", "-s", help="Also compare this store's embedders.")] = None,
+    port: Annotated[int, typer.Option("--port", min=1, max=65535, help="The port serve will use.")] = SERVE_PORT,
+) -> None:
+    """Check, without loading weights, that this machine can run the profiles: packages and
+    versions, CUDA and its libraries, GPU memory, image limits, servers, ports, store embedders.
+    One row per check; each ✗ comes with the line that fixes it."""
+    import importlib.util
+
+    from videomem.config import load_agent, load_models
+    from videomem.doctor import checks
+
+    found = checks(
+        load_models(models), load_pipeline(pipeline), load_agent(agent), store=store, port=port,
+        ray=importlib.util.find_spec("ray") is not None,
+    )
+    for check in found:
+        for line in check.lines():
+            typer.echo(line)
+    if any(check.ok is False for check in found):
+        raise typer.Exit(1)
 
 
 @app.command()
@@ -513,12 +601,15 @@ def mcp(
     models: ModelsOpt = None,
     token: TokenOpt = None,
 ) -> None:
-    """Serve the agent's tools and `ask` over MCP (stdio by default) for MCP clients."""
+    """Serve the agent's tools and `ask` over MCP (stdio by default) for MCP clients. Over HTTP
+    beyond this machine (--host other than loopback) only with a token."""
     from videomem.config import load_agent
     from videomem.models.registry import ModelSet
+    from videomem.server.guards import check_bind
     from videomem.server.mcp_server import serve_http, serve_stdio
 
     if http:
+        check_bind(host, token)
         serve_http(store, ModelSet.from_file(models), load_agent(agent), host=host, port=port, token=token)
     else:
         serve_stdio(store, ModelSet.from_file(models), load_agent(agent))

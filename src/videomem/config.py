@@ -8,6 +8,7 @@ allowed, instead of surfacing as a KeyError deep inside a stage.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
@@ -27,7 +28,10 @@ ProfileKind = Literal["pipelines", "models", "agents"]
 DEFAULT_PROFILES: dict[str, str] = {"pipelines": "default", "models": "offline", "agents": "telemem"}
 """The shipped profile each kind loads when none is given."""
 
-STAGE_ORDER = ("sample", "transcribe", "caption", "objects", "episodic", "semantic", "visual")
+SERVE_PORT = 8750
+"""`videomem serve`'s default port: not 8000, where `vllm serve` (and the GPU profiles' base_url) listen."""
+
+STAGE_ORDER = ("sample", "transcribe", "caption", "objects", "episodic", "semantic", "timeline", "visual")
 """Stages that exist, in the order `ingest` runs them. A pipeline lists a subset."""
 
 
@@ -94,6 +98,12 @@ class PipelineConfig(_Strict):
         1, ge=1, description="ingest --ray: actors holding the vision model (one per GPU for a GPU profile)"
     )
     ray_embed_actors: int = Field(1, ge=1, description="ingest --ray: actors holding the visual embedder")
+    ray_vision_batch_size: int | None = Field(
+        None,
+        ge=1,
+        description="ingest --ray: clips per call to a vision actor; unset: the engine's own window (vLLM, "
+        "transformers), else caption_batch_size",
+    )
 
     @field_validator("stages")
     @classmethod
@@ -125,7 +135,13 @@ class RoleConfig(_Strict):
     device: str | None = None
     dtype: str | None = None
     max_tokens: int = Field(512, ge=1)
-    temperature: float = Field(0.0, ge=0, le=2)
+    temperature: float | None = Field(
+        None,
+        ge=0,
+        le=2,
+        description="sampling temperature; unset: the openai backend sends none (the server's default, the only "
+        "one reasoning models accept) and local engines decode greedily",
+    )
     batch_size: Annotated[int, Field(ge=1)] | Literal["auto"] = Field(
         8, description="requests per model call; 'auto' (transformers): the largest batch free GPU memory holds"
     )
@@ -136,7 +152,17 @@ class RoleConfig(_Strict):
     )
     max_retries: int = Field(3, ge=0, le=10)
     json_repairs: int = Field(2, ge=0, le=5, description="re-asks after malformed JSON output")
-    structured_output: bool = Field(True, description="send response_format json_schema")
+    structured_output: bool = Field(
+        True,
+        description="send response_format json_schema (false: a server without constrained decoding; the schema "
+        "then goes in the prompt only)",
+    )
+    max_images: int | None = Field(
+        None,
+        ge=1,
+        description="most images one request may carry: the engine's image limit (vLLM's limit_mm_per_prompt "
+        "image); tools that send frames send at most this many, chosen evenly over their range",
+    )
     options: dict[str, Any] = Field(default_factory=dict, description="backend-specific extras")
 
     @model_validator(mode="after")
@@ -165,6 +191,21 @@ class ModelsConfig(_Strict):
     question_deadline_s: float = Field(
         600.0, gt=0, description="seconds the agent may spend on one question; checked between model calls"
     )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _shared_engine_images(cls, data: Any) -> Any:
+        """An in-process vLLM llm of the vlm's model shares the vlm's engine, so it takes the vlm's
+        image limit (engines are shared only when their arguments match)."""
+        if not isinstance(data, dict):
+            return data
+        vlm, llm = data.get("vlm"), data.get("llm")
+        if (
+            isinstance(vlm, dict) and isinstance(llm, dict) and "max_images" in vlm and "max_images" not in llm
+            and vlm.get("backend") == llm.get("backend") == "vllm" and vlm.get("model") == llm.get("model")
+        ):
+            data = {**data, "llm": {**llm, "max_images": vlm["max_images"]}}
+        return data
 
     @model_validator(mode="after")
     def _role_backends(self) -> ModelsConfig:
@@ -267,27 +308,46 @@ class AgentConfig(_Strict):
 Config = TypeVar("Config", bound=BaseModel)
 
 
+MAX_PROFILE_BYTES = 1 << 20
+"""A profile is a few kilobytes; a larger file is not one (and would take seconds to parse)."""
+
+
+_KEY_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}")
+
+
 def _format_error(path: Path, err: ValidationError) -> str:
+    """One line naming the key and the problem. Other text of the file is never echoed, since a
+    server may be asked to load a file its client cannot read: a value is shown only when it is
+    a number or a boolean (what range checks reject), a key only when it is a short name."""
     first = err.errors()[0]
-    key = ".".join(str(p) for p in first["loc"]) or "(top level)"
+    key = ".".join(str(p) if isinstance(p, int) or _KEY_NAME.fullmatch(p) else "<key>" for p in first["loc"])
+    key = key or "(top level)"
     message = first["msg"].removeprefix("Value error, ")
     got = first.get("input")
-    shown = "" if isinstance(got, dict) or first["type"] == "missing" else f" (got {got!r})"
+    shown = f" (got {got!r})" if isinstance(got, (bool, int, float)) and first["type"] != "missing" else ""
     more = f" [+{err.error_count() - 1} more]" if err.error_count() > 1 else ""
     return f"{path}: {key}: {message}{shown}{more}"
 
 
 def load_yaml(path: str | Path | Traversable, model: type[Config]) -> Config:
-    """Load and validate one profile; any problem is a one-line ConfigError."""
+    """Load and validate one profile; any problem is a one-line ConfigError that quotes no text
+    of the file."""
     path = Path(path) if isinstance(path, str) else path
     if not path.is_file():
         raise ConfigError(f"{path}: no such file")
+    if isinstance(path, Path) and path.stat().st_size > MAX_PROFILE_BYTES:
+        raise ConfigError(f"{path}: larger than {MAX_PROFILE_BYTES >> 20} MiB, not a profile")
     try:
-        data = yaml.safe_load(path.read_text()) or {}
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" line {mark.line + 1}" if mark else ""
-        raise ConfigError(f"{path}:{where} not valid YAML ({getattr(exc, 'problem', exc)})") from None
+        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except UnicodeDecodeError:
+        raise ConfigError(f"{path}: not UTF-8 text") from None
+    except yaml.MarkedYAMLError as exc:
+        where = f" line {exc.problem_mark.line + 1}" if exc.problem_mark else ""
+        raise ConfigError(f"{path}:{where} not valid YAML ({exc.problem})") from None
+    except yaml.YAMLError:
+        raise ConfigError(f"{path}: not valid YAML") from None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot be read ({exc.strerror})") from None
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: expected a mapping of keys, got {type(data).__name__}")
     try:

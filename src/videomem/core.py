@@ -1,9 +1,10 @@
 """What every layer of videomem shares, so no layer has to import another to name it.
 
-This module imports nothing else from the package (the layers contract in pyproject.toml holds
-it at the bottom): the input a pipeline reads (`VideoSource`), what a build reports
-(`StageResult`), what a vision task sees of a clip (`ClipView`), how work shows its progress
-(`ProgressFactory`), the multiple-choice alphabet and the names of the memories.
+This module imports nothing else from the package but its errors (the layers contract in
+pyproject.toml holds it just above them): what a video id may be (`check_video_id`), the input
+a pipeline reads (`VideoSource`), what a build reports (`StageResult`), what a vision task sees
+of a clip (`ClipView`), how work shows its progress (`ProgressFactory`), the multiple-choice
+alphabet and the names of the memories.
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal, get_args
 
 from tqdm import tqdm
+
+from videomem.errors import VideoIdError
 
 if TYPE_CHECKING:
     from PIL.Image import Image
@@ -29,7 +32,7 @@ uses this one alphabet."""
 
 MAX_OPTIONS = len(LETTERS)
 
-MEMORY_NAMES: tuple[str, ...] = ("events", "objects", "episodic", "semantic", "visual")
+MEMORY_NAMES: tuple[str, ...] = ("events", "objects", "episodic", "semantic", "timeline", "visual")
 """The registered memories, in the order `info`, `search --help` and the agent's tools list
 them; memory/registry.py holds one entry per name. Agent profiles accept a `memory.<name>`
 tool for each name here (read when a profile is validated), so a memory registered at run
@@ -65,6 +68,36 @@ def terminal_progress(show: bool = True) -> ProgressFactory:
     return bar
 
 
+MAX_ID_BYTES = 200
+"""Longest id in UTF-8 bytes: a folder name (at most 255 bytes on common file systems) with room
+for the frame files' names."""
+FORBIDDEN = "/\\:"
+"""Path separators (of any system the store may be copied to), and ':' which ends the id in a
+unit key."""
+
+
+def id_problem(video_id: str) -> str | None:
+    """Why `video_id` cannot be a video id; None when it can."""
+    if video_id in ("", ".", ".."):
+        return "an empty name, '.' or '..' names a folder, not a video"
+    bad = next((c for c in video_id if c in FORBIDDEN), None)
+    if bad is not None:
+        return f"it holds {bad!r} (no path separators or ':')"
+    if not video_id.isprintable():
+        return "it holds a control or unprintable character"
+    if len(video_id.encode("utf-8", "surrogateescape")) > MAX_ID_BYTES:
+        return f"it is longer than {MAX_ID_BYTES} bytes"
+    return None
+
+
+def check_video_id(video_id: str) -> str:
+    """`video_id` if it can name a video; VideoIdError (one line) if not."""
+    problem = id_problem(video_id)
+    if problem is not None:
+        raise VideoIdError(f"{video_id!r} cannot be a video id (a file name without extension): {problem}")
+    return video_id
+
+
 @dataclass(frozen=True)
 class VideoSource:
     """One input video file and where it sits on the corpus timeline."""
@@ -73,6 +106,9 @@ class VideoSource:
     video_id: str
     t_offset: float = 0.0
     transcript: Path | None = None
+
+    def __post_init__(self) -> None:
+        check_video_id(self.video_id)  # the id names a folder of the store: never `..` or `a/b`
 
 
 @dataclass

@@ -22,6 +22,10 @@ class VideoError(VideomemError):
     """A video cannot be probed or decoded."""
 
 
+class VideoIdError(VideomemError):
+    """A file name that cannot be a video's id (store/ids.py says why)."""
+
+
 class StoreError(VideomemError):
     """A store directory is missing, from a newer schema, or inconsistent."""
 
@@ -33,6 +37,16 @@ class ModelError(VideomemError):
 class MalformedOutputError(ModelError):
     """A model's output stayed unusable after the bounded re-asks: a fault of one request, not
     of the backend, so a long run records it against that request and goes on."""
+
+    def __init__(self, message: str, reply: str = "") -> None:
+        super().__init__(message)
+        self.reply = reply
+        """The last unusable reply, kept with the recorded failure."""
+
+
+class SetupError(VideomemError):
+    """The machine cannot run what the profiles ask (a check of `videomem doctor` failed): a
+    missing package or GPU, a port taken, an image limit exceeded."""
 
 
 class TranscriptError(VideomemError):

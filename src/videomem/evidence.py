@@ -18,6 +18,9 @@ class Evidence:
     """Seconds per window of the time scale it comes from, for memories with several scales."""
     frames: tuple[str, ...] = ()
     """Stored frames behind it (paths relative to the store root), for thumbnails and VLM calls."""
+    moments: tuple[tuple[float, float, str], ...] = ()
+    """The separate moments it stands for, each (start, end, what was recorded then): an
+    object's sightings. A reader counts or places them from here, not from the prose."""
 
     def to_json(self) -> dict:
-        return {**asdict(self), "frames": list(self.frames)}
+        return {**asdict(self), "frames": list(self.frames), "moments": [list(m) for m in self.moments]}

@@ -8,6 +8,7 @@ only at the edges: "DAY1 11:09:42", "HH:MM:SS", "MM:SS", EgoLife "HHMMSSFF".
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,6 +23,9 @@ TimelineKind = Literal["single", "egolife"]
 UNTIL_SLACK = 1e-6
 """Query-time rule: a memory is usable only if it was fully recorded by `until`, that is
 t_end <= until + UNTIL_SLACK (the slack absorbs float noise of times built from frames)."""
+
+MAX_TIME_CHARS = 64
+"""Longest time text taken ("DAY7 23:59:59.999" is 17 characters)."""
 
 _EGOLIFE_NAME = re.compile(r"DAY(\d+)_.*?_(\d{8})$", re.IGNORECASE)
 _DAY_CLOCK = re.compile(r"^DAY ?(\d+)[ _T]+(.+)$", re.IGNORECASE)
@@ -77,10 +81,14 @@ def parse_time(text: str | float | int) -> float:
     and a bare EgoLife "HHMMSSFF" (day 1).
     """
     if isinstance(text, (int, float)):
+        if not math.isfinite(text):
+            raise TimeFormatError(f"time {text} is not a finite number")
         if text < 0:
             raise TimeFormatError(f"time {text} is negative")
         return float(text)
     raw = text.strip()
+    if len(raw) > MAX_TIME_CHARS:
+        raise TimeFormatError(f"{raw[:20] + '...'!r} is too long to be a time")
     day_match = _DAY_CLOCK.match(raw)
     if day_match:
         day, rest = int(day_match.group(1)), day_match.group(2).strip()
@@ -95,6 +103,8 @@ def parse_time(text: str | float | int) -> float:
         value = float(raw)
     except ValueError:
         return _clock_to_seconds(raw)
+    if not math.isfinite(value):
+        raise TimeFormatError(f"time {text!r} is not a finite number")
     if value < 0:
         raise TimeFormatError(f"time {text!r} is negative")
     return value

@@ -123,7 +123,7 @@ class Agent:
             rounds = self._worldmm(question, choices, toolbox, meter, record)
             evidence = _unique([e for r in rounds for e in r.evidence])
             meter.in_time()
-            out = self.models.language.respond(question, choices, [r for r in rounds if not r.error])
+            out = self.models.language.respond(question, choices, [r for r in rounds if not r.error], now=toolbox.until)
         else:
             if self.cfg.kind == "caption_rag":
                 query = search_text(question, choices) if self.cfg.rag_query == "question_and_options" else question
@@ -131,7 +131,7 @@ class Agent:
             else:
                 evidence = self._react(question, choices, toolbox, meter, record)
             meter.in_time()
-            out = self.models.language.answer(question, choices, evidence)
+            out = self.models.language.answer(question, choices, evidence, now=toolbox.until)
         text, choice = _resolve(out, choices)
         record({"step": len(trace) + 1, "tool": "answer", "observation": text, **meter.lap()})
         tokens, seconds = meter.totals()

@@ -16,6 +16,7 @@ Every tool sees only what the question may see: memory recorded by `until`, in `
 from __future__ import annotations
 
 import inspect
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Annotated, Any, cast, get_type_hints
@@ -26,7 +27,8 @@ from videomem.config import AgentConfig, tool_name
 from videomem.errors import TimeFormatError, VideomemError
 from videomem.evidence import Evidence
 from videomem.memory.registry import MEMORIES, FrameMemory, Memory, Registered, open_memory
-from videomem.models.registry import ModelSet
+from videomem.memory.timeline_memory import Operation, Request, TimelineMemory
+from videomem.models.registry import ModelSet, image_limit
 from videomem.store import Store
 from videomem.store.clips import evenly, timeline_kind, visible_frames
 from videomem.store.frames import frames_view
@@ -55,7 +57,9 @@ def _seconds(value: Any) -> Any:
 
 
 Query = Annotated[str, Field(min_length=1, description="short keyword query: people, objects, actions, on-screen text")]
-TopK = Annotated[int | None, Field(ge=1, le=50, description="how many entries (default: the agent's top_k)")]
+MAX_TOP_K = 50
+"""Most entries one search returns, wherever it is asked for (a tool call, MCP, HTTP)."""
+TopK = Annotated[int | None, Field(ge=1, le=MAX_TOP_K, description="how many entries (default: the agent's top_k)")]
 Time = Annotated[
     float,
     BeforeValidator(_seconds, json_schema_input_type=float | str),
@@ -156,6 +160,7 @@ class Toolbox:
         self._several_videos = video_id is None and store.query("SELECT COUNT(*) AS n FROM videos")[0]["n"] > 1
         functions = {"video.retrieval": self.retrieval, "video.rag": self.rag, "video.qa": self.qa}
         functions |= {tool_name(name): self._memory_tool(name, entry) for name, entry in MEMORIES.items()}
+        functions[tool_name("timeline")] = self.timeline
         self.tools = {name: as_tool(name, functions[name]) for name in cfg.tools}
         self.tools[FINISH] = as_tool(FINISH, self.finish)
 
@@ -223,7 +228,7 @@ class Toolbox:
         covered_end = max(f["c_end"] for f in frames)
         span = min(t_end, covered_end) - max(t_start, covered_start)
         budget = min(self.cfg.qa_max_frames, max(1, int(span * self.cfg.qa_fps)))
-        frames = evenly(frames, budget)
+        frames = evenly(frames, min(budget, self._image_limit))
         view = frames_view(self.store, frames, covered_start, covered_end)
         out = self.models.vision.answer_from_frames(question, view)
         evidence = Evidence(covered_start, covered_end, out.answer.strip(), "qa", 1.0, videos[0])
@@ -270,7 +275,7 @@ class Toolbox:
             lines = [f"{n}. {self._entry(e)}" for n, e in enumerate(found, start=1)]
             looked = []
             for n, segment in enumerate(found[: self.cfg.visual.inspect], start=1):
-                frames = memory.segment_frames(segment)
+                frames = memory.segment_frames(segment, self._image_limit)
                 if frames:
                     looked.append(self._look(name, frames, segment.t_start, segment.t_end, segment.score))
                     lines.append(f"Looking at the {len(frames)} frame(s) of {n}: {looked[-1].text}")
@@ -283,7 +288,7 @@ class Toolbox:
         """The model sees the range's frames as one sequence, also across videos that follow each
         other on the timeline (EgoLife's 30-s files; the evidence names the first); videos that
         overlap in time (a store of separate videos, each from 0) need the question's video."""
-        frames = memory.range_frames(t_start, t_end, self.until, self.video_id)
+        frames = memory.range_frames(t_start, t_end, self.until, self.video_id, self._image_limit)
         if not frames:
             return ToolResult(f"No frames recorded between {self.time(t_start)} and {self.time(t_end)}" + self._before())
         spans: dict[str, tuple[float, float]] = {}
@@ -305,11 +310,41 @@ class Toolbox:
         paths = tuple(f["path"] for f in frames)
         return Evidence(t_start, t_end, out.answer.strip(), source, score, frames[0]["video_id"], frames=paths)
 
+    def timeline(
+        self,
+        operation: Annotated[Operation, Field(description="count / first / last / occurrences of an event; order of two "
+                                              "events; duration of an activity; state of an entity at a time; with: "
+                                              "who was with the entity; search: free text")] = "search",
+        entity: Annotated[str | None, Field(description="person, object or place the question is about")] = None,
+        action: Annotated[str | None, Field(description="what it does, e.g. 'pick up', 'play guitar'")] = None,
+        target: Annotated[str | None, Field(description="what the action is done to or with")] = None,
+        other_entity: Annotated[str | None, Field(description="order: the second event's entity; with: the other person")] = None,
+        other_action: Annotated[str | None, Field(description="order: the second event's action")] = None,
+        other_target: Annotated[str | None, Field(description="order: the second event's target")] = None,
+        at: Annotated[Time | None, Field(description="state: the moment asked about (default: the query time)")] = None,
+        query: Annotated[str | None, Field(description="search: free-text query")] = None,
+    ) -> ToolResult:
+        """Timeline memory: when each person, object and place appeared and what it did, as time
+        intervals (consecutive clips merged, with durations). Counts an event, finds its first or
+        last time, orders two events, says how long an activity lasted, the state of an entity
+        at a time, or who was with whom; every answer lists the intervals it came from."""
+        memory = cast(TimelineMemory, self.memories["timeline"])
+        request = Request(operation, entity, action, target, other_entity, other_action, other_target, at, query)
+        headline, found = memory.ask(request, self.until, self.video_id)
+        lines = [f"{n}. {self._entry(e)}" for n, e in enumerate(found, start=1)]
+        return ToolResult("From timeline memory, " + "\n".join([headline, *lines]), found)
+
     def finish(self, answer: Annotated[str, Field(description="the answer, if already known")] = "") -> ToolResult:
         """Stop searching; the answer is then written from all observations gathered."""
         return ToolResult(f"finished: {answer}" if answer else "finished")
 
     # ------------------------------------------------------------ helpers
+
+    @property
+    def _image_limit(self) -> int:
+        """Frames one vision request may carry: the models profile's engine limit."""
+        limit = image_limit(self.models.cfg)
+        return limit if limit is not None else sys.maxsize
 
     def _search(self, query: str, k: int) -> list[Evidence]:
         """The top k of each memory merged by similarity (up to 2k entries; callers cut)."""

@@ -47,6 +47,8 @@ MAX_CUES = 12
 """Appearance / identity cues of a consolidated object shown to the model when deciding a merge."""
 SHOWN_VALUES = 8
 """Most recent visible values quoted for an object whose stored summary covers hidden ones."""
+SHOWN_MOMENTS = 200
+"""Most recent visible sightings an object's evidence carries as typed moments."""
 
 
 def key_text(name: str, kind: str, appearance: Sequence[str], identity: Sequence[str]) -> str:
@@ -482,7 +484,8 @@ class ObjectMemory:
                 "SELECT COUNT(*) AS n FROM object_observations WHERE object_id = ?", (hit["object_id"],)
             )[0]["n"]
         text = self._describe(visible, _Observation.from_row(hit), obj, total)
-        return Evidence(hit["t_start"], hit["t_end"], text, "object", score, hit["video_id"])
+        moments = tuple((r["t_start"], r["t_end"], r["value"]) for r in visible[-SHOWN_MOMENTS:])
+        return Evidence(hit["t_start"], hit["t_end"], text, "object", score, hit["video_id"], moments=moments)
 
     def _describe(self, visible: list[sqlite3.Row], hit: _Observation, obj, total: int) -> str:
         """An object as the question may see it: built from visible observations only; its stored

@@ -24,6 +24,7 @@ from videomem.memory.episodic import EpisodicMemory
 from videomem.memory.events import EventMemory
 from videomem.memory.objects import ObjectMemory
 from videomem.memory.semantic import SemanticMemory
+from videomem.memory.timeline_memory import TimelineMemory
 from videomem.memory.visual import VisualMemory
 from videomem.models.registry import ModelSet
 from videomem.store import Store
@@ -53,12 +54,16 @@ class FrameMemory(Memory, Protocol):
         """The `top_k` visible segments that look most like `query`, best first."""
         ...
 
-    def segment_frames(self, segment: Evidence) -> list:
-        """A found segment's frames, as rows (`t`, `path`, `video_id`, `clip_id`, `c_start`, `c_end`)."""
+    def segment_frames(self, segment: Evidence, limit: int | None = None) -> list:
+        """A found segment's frames, at most `limit`, as rows (`t`, `path`, `video_id`, `clip_id`,
+        `c_start`, `c_end`)."""
         ...
 
-    def range_frames(self, t_start: float, t_end: float, until: float | None = None, video_id: str | None = None) -> list:
-        """The visible frames of a time range, as rows like `segment_frames`'."""
+    def range_frames(
+        self, t_start: float, t_end: float, until: float | None = None, video_id: str | None = None,
+        limit: int | None = None,
+    ) -> list:
+        """The visible frames of a time range, at most `limit`, as rows like `segment_frames`'."""
         ...
 
 
@@ -94,6 +99,7 @@ MEMORIES: dict[str, Registered] = {
     "objects": Registered(ObjectMemory),
     "episodic": Registered(EpisodicMemory, lambda store, models, cfg: EpisodicMemory(store, models, cfg.episodic)),
     "semantic": Registered(SemanticMemory, lambda store, models, cfg: SemanticMemory(store, models, cfg.semantic)),
+    "timeline": Registered(TimelineMemory),
     "visual": Registered(VisualMemory, lambda store, models, cfg: VisualMemory(store, models, cfg.visual), tool="look"),
 }
 """Memory name → entry, in the order `info`, `search --help` and the tools list them."""

@@ -45,7 +45,7 @@ import numpy as np
 
 from videomem.config import PipelineConfig, SemanticSettings
 from videomem.core import ProgressFactory, StageResult
-from videomem.errors import ModelError
+from videomem.errors import MalformedOutputError, ModelError
 from videomem.evidence import Evidence
 from videomem.memory.graph import (
     Passage,
@@ -103,6 +103,11 @@ class _Segment:
     @property
     def t_end(self) -> float:
         return max(f.t_end for f in self.facts)
+
+    @property
+    def unit(self) -> str:
+        """How a failure of this segment is recorded and listed."""
+        return f"{self.scope or 'corpus'} segment {self.idx}"
 
     @property
     def digest(self) -> str:
@@ -170,6 +175,8 @@ class _Support:
     """(video, start, end) of the first `SHOWN_SUPPORT`, in time order."""
     count: int
     last_end: float
+    latest: tuple[str, float, float] | None = None
+    """(video, start, end) of the latest: the moment a retrieved triplet cites."""
 
 
 class SemanticMemory:
@@ -214,6 +221,11 @@ class SemanticMemory:
                 for segment in todo:
                     try:
                         self._add_segment(segment, history, cfg)
+                    except MalformedOutputError as exc:  # this segment's reply, not the backend: go on
+                        with self.store.transaction() as tx:
+                            Store.mark_failed(tx, STAGE, segment.unit, str(exc), exc.reply)
+                        result.failures.append((segment.unit, f"{exc} (recorded; re-run ingest to retry)"))
+                        continue
                     except ModelError as exc:
                         left = len(todo) - result.done
                         result.failures.append((STAGE, f"{exc} ({left} segments left; re-run ingest to resume)"))
@@ -314,6 +326,7 @@ class SemanticMemory:
                 "INSERT OR REPLACE INTO semantic_segments (scope, idx, t_start, t_end, inputs_hash) VALUES (?, ?, ?, ?, ?)",
                 (segment.scope, segment.idx, segment.t_start, segment.t_end, segment.digest),
             )
+            tx.execute("DELETE FROM stage_failures WHERE stage = ? AND unit = ?", (STAGE, segment.unit))
 
     def _new(
         self, induced: list[SemanticTriplet], facts: list[EpisodicFact], scope: str, cfg: PipelineConfig
@@ -422,13 +435,17 @@ class SemanticMemory:
             if row is None or seen is None:
                 continue  # rewritten since the graph was loaded
             shown = ", ".join(time.span(s, e) for _, s, e in seen.first)
-            more = f" and {seen.count - len(seen.first)} more" if seen.count > len(seen.first) else ""
+            latest = seen.latest or seen.first[-1]
+            more = ""
+            if seen.count > len(seen.first):
+                more = f" and {seen.count - len(seen.first)} more, the latest at {time.span(latest[1], latest[2])}"
             text = (
                 f"{row['subject']} {row['relation']} {row['object']}. Known since {time(row['valid_from'])}; "
                 f"seen at {shown}{more}."
             )
-            video, start, _ = seen.first[0]
-            out.append(Evidence(start, seen.last_end, text, SOURCE, float(scored[p]), video))
+            # cited: the latest moment that supports it, not the range its support spans
+            video, start, end = latest
+            out.append(Evidence(start, end, text, SOURCE, float(scored[p]), video))
         return out
 
     @staticmethod
@@ -469,16 +486,21 @@ class SemanticMemory:
         rows = self.store.query(
             "SELECT id, video_id, t_start, t_end, n, last_end FROM (SELECT *, "
             "ROW_NUMBER() OVER (PARTITION BY id ORDER BY t_start, t_end, video_id) AS rank, "
+            "ROW_NUMBER() OVER (PARTITION BY id ORDER BY t_end DESC, t_start DESC, video_id) AS back, "
             "COUNT(*) OVER (PARTITION BY id) AS n, MAX(t_end) OVER (PARTITION BY id) AS last_end FROM ("
             "SELECT DISTINCT e.triplet_id AS id, c.video_id, c.t_start, c.t_end FROM semantic_evidence e "
             "JOIN episodic_triplets t ON t.id = e.episodic_triplet_id JOIN episodic_captions c ON c.id = t.caption_id "
-            f"WHERE {' AND '.join([among, *seen])})) WHERE rank <= ? ORDER BY id, rank",
+            f"WHERE {' AND '.join([among, *seen])})) WHERE rank <= ? OR back = 1 ORDER BY id, rank",
             (*ids, *params, SHOWN_SUPPORT),
         )
         out: dict[int, _Support] = {}
         for r in rows:
             support = out.setdefault(r["id"], _Support([], r["n"], r["last_end"]))
-            support.first.append((r["video_id"], r["t_start"], r["t_end"]))
+            moment = (r["video_id"], r["t_start"], r["t_end"])
+            if len(support.first) < SHOWN_SUPPORT and moment not in support.first:
+                support.first.append(moment)
+            if r["t_end"] == r["last_end"] and (support.latest is None or moment[1] > support.latest[1]):
+                support.latest = moment
         return out
 
     def _edge_scores(self, graph: PassageGraph, query: np.ndarray, visible: np.ndarray) -> dict[int, float]:
@@ -512,4 +534,6 @@ def reset(store: Store, video_ids: Sequence[str]) -> None:
     with store.transaction() as tx:
         tx.execute(f"DELETE FROM semantic_triplets WHERE scope IN ({marks})", scopes)
         tx.execute(f"DELETE FROM semantic_segments WHERE scope IN ({marks})", scopes)
+        units = [f"{scope or 'corpus'} segment %" for scope in scopes]
+        tx.executemany("DELETE FROM stage_failures WHERE stage = ? AND unit LIKE ?", [(STAGE, u) for u in units])
 

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import bisect
 import json
+import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
@@ -49,7 +50,7 @@ from videomem.models.registry import ModelSet
 from videomem.store import Store
 from videomem.store.clips import timeline_kind, visible_frames, visible_ids
 from videomem.store.frames import open_frame
-from videomem.store.vectors import VectorIndex, embedder_identity
+from videomem.store.vectors import VectorIndex, embedder_identity, separated
 from videomem.timeline import TimeText, parse_range
 from videomem.video.clips import plan_clips
 
@@ -289,10 +290,12 @@ class VisualMemory:
         return self.search(query, top_k, until, video_id)
 
     def search(self, query: str, top_k: int, until: float | None = None, video_id: str | None = None) -> list[Evidence]:
-        """The `top_k` visible segments whose pooled frame vector is closest to the query's."""
+        """The `top_k` visible segments whose pooled frame vector is closest to the query's,
+        among those the scores tell apart (`separated`: identical frames score alike and give
+        nothing)."""
         self._check_embedder()
         allowed = visible_ids(self.store, "visual_segments", until, video_id)
-        hits = self.index.search_vector(self.embedder.embed_texts([query]), top_k, allowed)
+        hits = separated(self.index.search_vector(self.embedder.embed_texts([query]), top_k + 1, allowed), top_k)
         if not hits:
             return []
         scores = dict(hits)
@@ -307,14 +310,17 @@ class VisualMemory:
             evidence.append(Evidence(r["t_start"], r["t_end"], text, SOURCE, scores[r["id"]], r["video_id"], frames=frames))
         return sorted(evidence, key=lambda e: (-e.score, e.t_start))
 
-    def range_frames(self, t_start: float, t_end: float, until: float | None = None, video_id: str | None = None) -> list:
+    def range_frames(
+        self, t_start: float, t_end: float, until: float | None = None, video_id: str | None = None,
+        limit: int | None = None,
+    ) -> list:
         """The frames a time range returns, as rows (`t`, `path`, `video_id`, `clip_id`, `c_start`,
-        `c_end`) in time order."""
+        `c_end`) in time order; at most `limit` (a vision engine's image limit) besides `max_frames`."""
         rows = visible_frames(self.store, t_start, t_end, until, video_id)
         inside = [r for r in rows if t_start - _EPS <= r["t"] <= t_end + _EPS]
-        return sample_frames(inside or rows, self.settings.fps, self.settings.max_frames)
+        return sample_frames(inside or rows, self.settings.fps, min(self.settings.max_frames, limit or sys.maxsize))
 
-    def segment_frames(self, segment: Evidence) -> list:
+    def segment_frames(self, segment: Evidence, limit: int | None = None) -> list:
         """A segment's frames as rows like `range_frames`', thinned by the same limits."""
         marks = ",".join("?" * len(segment.frames))
         rows = self.store.query(
@@ -322,7 +328,7 @@ class VisualMemory:
             f"WHERE f.video_id = ? AND f.path IN ({marks}) ORDER BY f.t, f.id",
             (segment.video_id, *segment.frames),
         )
-        return sample_frames(rows, self.settings.fps, self.settings.max_frames)
+        return sample_frames(rows, self.settings.fps, min(self.settings.max_frames, limit or sys.maxsize))
 
     def frames(self, t_start: float, t_end: float, until: float | None = None, video_id: str | None = None) -> list[Evidence]:
         """A time range's frames, one entry per video, in time order."""

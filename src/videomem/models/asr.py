@@ -18,6 +18,7 @@ model gave no end time ends where its speech span ends.
 from __future__ import annotations
 
 import io
+import re
 import time
 import wave
 from collections.abc import Sequence
@@ -89,6 +90,25 @@ def _metered(meter: UsageMeter, started: float, calls: int) -> None:
     meter.add(ROLE, Usage(seconds=time.perf_counter() - started, calls=calls))
 
 
+MISSING_LIBRARY = re.compile(r"Library (\S+) is not found or cannot be loaded")
+"""CTranslate2's error when a CUDA library it was built against is absent (it loads them lazily,
+at the first GPU call): its 4.x wheels want CUDA 12's libcublas.so.12 and cuDNN 9, while the torch
+and vLLM wheels bring CUDA 13."""
+WHISPER_ON_TORCH = "asr: {backend: transformers, model: openai/whisper-large-v3-turbo, device: cuda}"
+"""The fix for a GPU without CTranslate2's CUDA libraries: Whisper on the installed torch."""
+
+
+def missing_cuda_library(err: BaseException) -> ModelError | None:
+    """The one-line error for a CUDA library CTranslate2 cannot load, or None for other errors."""
+    found = MISSING_LIBRARY.search(str(err))
+    if found is None:
+        return None
+    return ModelError(
+        f"asr: faster-whisper cannot load {found.group(1)} (CTranslate2 needs CUDA 12 libraries this install "
+        f"lacks); use {WHISPER_ON_TORCH} in the models profile, or device: cpu"
+    )
+
+
 class FasterWhisperRecognizer:
     def __init__(self, cfg: RoleConfig, meter: UsageMeter) -> None:
         import ctranslate2
@@ -99,12 +119,24 @@ class FasterWhisperRecognizer:
         try:
             self.model = WhisperModel(str(cfg.model), device=device, compute_type=cfg.dtype or "default")
         except (OSError, RuntimeError, ValueError) as exc:
+            missing = missing_cuda_library(exc)
+            if missing is not None:
+                raise missing from None
             raise ModelError(f"asr: cannot load faster-whisper model {cfg.model!r} ({' '.join(str(exc).split())})") from None
         on_gpu = device == "cuda" or device == "auto" and ctranslate2.get_cuda_device_count() > 0
         self.batched = BatchedInferencePipeline(self.model) if cfg.options.get("batched", on_gpu) else None
         self.language = cfg.options.get("language")
 
     def transcribe(self, audio: np.ndarray, spans: Sequence[Span]) -> list[Segment]:
+        try:
+            return self._transcribe(audio, spans)
+        except RuntimeError as err:
+            missing = missing_cuda_library(err)
+            if missing is None:
+                raise
+            raise missing from None
+
+    def _transcribe(self, audio: np.ndarray, spans: Sequence[Span]) -> list[Segment]:
         if not spans:
             return []
         started = time.perf_counter()

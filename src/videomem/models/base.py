@@ -450,14 +450,22 @@ class LanguageTasks(Protocol):
 
     def plan_step(self, state: AgentState) -> ToolCall: ...
 
-    def answer(self, question: str, choices: list[str] | None, evidence: Sequence[Evidence]) -> AnswerOut: ...
+    def answer(
+        self, question: str, choices: list[str] | None, evidence: Sequence[Evidence], now: float | None = None
+    ) -> AnswerOut:
+        """The answer from the evidence; `now`: the query time (corpus seconds) that relative
+        times ("how long ago") are measured to, None when the question has none."""
+        ...
 
     def decide_retrieval(self, state: RetrievalState) -> RetrievalDecision:
         """WorldMM's retrieval agent: the next memory and query, or stop and answer."""
         ...
 
-    def respond(self, question: str, choices: list[str] | None, rounds: Sequence[RoundRecord]) -> AnswerOut:
-        """WorldMM's response agent: the answer from the question and the retrieval rounds."""
+    def respond(
+        self, question: str, choices: list[str] | None, rounds: Sequence[RoundRecord], now: float | None = None
+    ) -> AnswerOut:
+        """WorldMM's response agent: the answer from the question and the retrieval rounds (`now`
+        as in `answer`)."""
         ...
 
     def translate(self, texts: Sequence[str], language: str) -> list[str]:

@@ -5,8 +5,8 @@ Qwen2.5-VL, Qwen3-VL, SmolVLM, ...) or "llm" (AutoTokenizer + AutoModelForCausal
 it the vlm role loads a VLM and the llm role a text model. There is no constrained decoding
 here, so the JSON schema is appended to the prompt and `prompted.py` repairs what comes back.
 
-For GPU throughput: images are preprocessed by the torchvision image processors on the model's
-device (not one CPU thread of PIL); requests are sorted by length before they are cut into
+For GPU throughput: images are preprocessed by the (default) torchvision image processors on
+the model's device (not one CPU thread of PIL); requests are sorted by length before they are cut into
 batches, so a batch pads little; attention is SDPA (flash-attention 2 when installed on CUDA;
 `options.attn_implementation` overrides); `batch_size: auto` takes the largest batch whose KV
 cache and activations fit in free GPU memory (`auto_batch_size`; on the CPU it is
@@ -67,11 +67,14 @@ def _text_config(model: Any) -> Any:
 def auto_batch_size(model: Any, prompt_tokens: int, new_tokens: int) -> int:
     """The largest batch of sequences this long that fits in AUTO_MEMORY_SHARE of the free
     memory of the model's GPU: each row holds its KV cache for prompt and completion, and the
-    prefill's activations for its prompt. AUTO_CPU_BATCH off CUDA."""
+    prefill's activations for its prompt. Free counts what PyTorch's allocator holds cached but
+    unused (the previous batch's), or the batch would shrink after the first one. AUTO_CPU_BATCH
+    off CUDA."""
     device = model.device
     if device.type != "cuda":
         return AUTO_CPU_BATCH
     free, _ = torch.cuda.mem_get_info(device)
+    free += torch.cuda.memory_reserved(device) - torch.cuda.memory_allocated(device)
     text = _text_config(model)
     heads = text.num_attention_heads
     head_dim = getattr(text, "head_dim", None) or text.hidden_size // heads
@@ -103,7 +106,7 @@ def _load(model_id: str, kind: Kind, dtype_name: str | None, device: str, attent
 
     dtype = _torch_dtype(dtype_name)
     if kind == "vlm":
-        processor = AutoProcessor.from_pretrained(model_id, backend="torchvision")
+        processor = AutoProcessor.from_pretrained(model_id)
         processor.tokenizer.padding_side = "left"
         model = AutoModelForImageTextToText.from_pretrained(model_id, dtype=dtype, attn_implementation=attention)
     else:
@@ -160,10 +163,13 @@ class TransformersEngine:
         if self.kind == "llm":
             return self.processor(texts, return_tensors="pt", padding=True, add_special_tokens=False)
         images = [list(getattr(request, "images", None) or []) for request in batch]
+        # The chat template already wrote the special tokens: adding them again would put a
+        # second BOS before the prompt.
         if not any(images):
-            return self.processor(text=texts, return_tensors="pt", padding=True)
+            return self.processor(text=texts, return_tensors="pt", padding=True, add_special_tokens=False)
         return self.processor(
-            text=texts, images=images, return_tensors="pt", padding=True, device=self.model.device
+            text=texts, images=images, return_tensors="pt", padding=True, add_special_tokens=False,
+            device=self.model.device,
         )
 
     def _completion_lengths(self, generated: torch.Tensor) -> tuple[list[int], list[bool]]:
@@ -204,9 +210,10 @@ class TransformersEngine:
     def _generate_batch(self, batch: Sequence[VLRequest | LMRequest]) -> list[Generation]:
         started = time.perf_counter()
         inputs = self._inputs(batch).to(self.model.device)
-        sampling: dict[str, Any] = {"do_sample": self.cfg.temperature > 0}
-        if self.cfg.temperature > 0:
-            sampling["temperature"] = self.cfg.temperature
+        temperature = self.cfg.temperature or 0.0
+        sampling: dict[str, Any] = {"do_sample": temperature > 0}
+        if temperature > 0:
+            sampling["temperature"] = temperature
         budget = max(request.max_tokens or self.cfg.max_tokens for request in batch)
         extra = dict(self.cfg.options.get("generate", {}))
         with torch.inference_mode():

@@ -1,8 +1,10 @@
 """The `open_clip` visual embedder: CLIP / SigLIP images and texts in one embedding space.
 
 It backs visual memory: a segment's frames are embedded once, and a text query finds them by
-inner product. `model` is an open_clip architecture ("ViT-B-32", "ViT-SO400M-14-SigLIP"),
-`pretrained` a tag ("openai", "webli") or a local weights file.
+inner product. `model` is an open_clip architecture ("ViT-B-32-quickgelu",
+"ViT-SO400M-14-SigLIP") with `pretrained` a tag ("openai", "webli") or a local weights file, or
+a model that carries its own config and weights ("hf-hub:timm/ViT-B-16-SigLIP",
+"local-dir:/path/to/folder"), which needs no `pretrained`.
 """
 
 from __future__ import annotations
@@ -20,16 +22,20 @@ from videomem.models.base import Usage, UsageMeter
 from videomem.models.oneline import one_line
 
 
+SELF_CONTAINED = ("hf-hub:", "local-dir:")
+"""Model names that bring their own weights (open_clip ignores `pretrained` for them)."""
+
+
 class OpenClipEmbedder:
     """VisualEmbedder: L2-normalised float32 rows for images and for texts."""
 
     def __init__(self, cfg: RoleConfig, role: str, meter: UsageMeter) -> None:
         import open_clip
 
-        if not cfg.pretrained:
+        if not cfg.pretrained and not str(cfg.model).startswith(SELF_CONTAINED):
             raise ModelError(
-                f"{role}: open_clip needs 'pretrained' (a tag such as 'openai' or a weights file); "
-                "without it the weights would be random"
+                f"{role}: open_clip needs 'pretrained' (a tag such as 'openai' or a weights file) unless the "
+                f"model is {' or '.join(SELF_CONTAINED)}...; without it the weights would be random"
             )
         self.cfg = cfg
         self.role = role
@@ -37,7 +43,7 @@ class OpenClipEmbedder:
         self.device = torch.device(cfg.device or ("cuda" if torch.cuda.is_available() else "cpu"))
         try:
             model, _, self.preprocess = open_clip.create_model_and_transforms(
-                str(cfg.model), pretrained=cfg.pretrained, device=self.device
+                str(cfg.model), pretrained=cfg.pretrained or None, device=self.device
             )
             self.tokenizer = open_clip.get_tokenizer(str(cfg.model))
         except (RuntimeError, OSError, ValueError) as err:

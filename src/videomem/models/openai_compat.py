@@ -13,7 +13,15 @@ replies of its batch: it comes back with its error (`Generation.error`), unless 
 batch failed, which raises.
 
 The token budget goes out as `max_completion_tokens` (reasoning models refuse `max_tokens`;
-vLLM, SGLang and OpenAI accept it).
+vLLM, SGLang and OpenAI accept it). `temperature` goes out only when the profile sets it:
+reasoning models reject any but their default.
+
+With `structured_output` the JSON schema also goes out as `response_format`; it is left out of
+the prompt only where the server is known to enforce it (`schema_enforcement`: vLLM and SGLang,
+by the `owned_by` of their `GET /models`, constrain every schema; OpenAI's API the strict ones).
+Other servers may ignore `response_format` (`transformers serve` does), and a model that never
+saw the schema cannot follow it; for such a server `structured_output: false` sends the prompt
+alone.
 
 `options.extra_body` is merged into every chat request, for server-specific fields (for example
 vLLM's `chat_template_kwargs: {enable_thinking: false}` for Qwen3 thinking models).
@@ -29,7 +37,9 @@ import os
 import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from functools import cached_property
+from typing import Any, Literal
+from urllib.parse import urlparse
 
 import httpx
 import numpy as np
@@ -49,6 +59,10 @@ from videomem.models.base import Batching, Generation, LMRequest, Usage, UsageMe
 from videomem.models.templates import with_schema
 
 RETRY_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
+ENFORCING_OWNERS = frozenset({"vllm", "sglang"})
+"""`owned_by` of the models of servers that constrain decoding to any `response_format` schema."""
+ENFORCING_HOSTS = frozenset({"api.openai.com"})
+"""Hosts that enforce strict schemas (a non-strict one is best effort)."""
 STRICT_UNSUPPORTED = ("default", "minLength", "maxLength")
 """Keywords OpenAI's strict mode rejects; pydantic still enforces them after parsing."""
 
@@ -152,6 +166,26 @@ class _Client:
         self.sleep = time.sleep
         """How retries wait (tests record the waits instead of sleeping)."""
 
+    def get(self, path: str) -> dict[str, Any]:
+        """One GET (no retries: a probe), as JSON; any failure is one ModelError line."""
+        url = f"{self.base_url}{path}"
+        try:
+            response = self.http.get(url, timeout=min(self.cfg.timeout_s, 10.0))
+            response.raise_for_status()
+            return response.json()
+        except httpx.TransportError as err:
+            reason = f"cannot connect ({type(err).__name__}: {err or 'no detail'})"
+        except httpx.HTTPStatusError as err:
+            reason = f"HTTP {err.response.status_code}: {_error_detail(err.response)}"
+        except ValueError as err:
+            reason = f"reply is not JSON ({err})"
+        raise ModelError(f"{self.role} at {url}: {reason}")
+
+    def served_models(self) -> list[dict[str, Any]]:
+        """The server's `GET /models` entries (id, owned_by, ...)."""
+        data = self.get("/models").get("data")
+        return [m for m in data if isinstance(m, dict)] if isinstance(data, list) else []
+
     def post(self, path: str, payload: dict[str, Any], files: dict[str, Any] | None = None) -> dict[str, Any]:
         """`payload` as JSON, or with `files` as a multipart form (audio uploads)."""
         url = f"{self.base_url}{path}"
@@ -196,14 +230,28 @@ class _Client:
 def _error_detail(response: httpx.Response, limit: int = 200) -> str:
     try:
         body = response.json()
-        detail = body.get("error", body) if isinstance(body, dict) else body
-        if isinstance(detail, dict):
+        detail = body.get("error", body.get("detail", body)) if isinstance(body, dict) else body
+        if isinstance(detail, dict):  # OpenAI: {"error": {"message": ...}}
             detail = detail.get("message", detail)
+        if isinstance(detail, list):  # FastAPI validation: {"detail": [{"loc": ..., "msg": ...}]}
+            detail = "; ".join(str(d.get("msg", d)) if isinstance(d, dict) else str(d) for d in detail)
         text = str(detail)
     except ValueError:
         text = response.text
     text = " ".join(text.split()) or response.reason_phrase
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def schema_enforcement(client: _Client) -> Literal["all", "strict", "none"]:
+    """Which `response_format` schemas the server is known to enforce: all (vLLM, SGLang), the
+    strict ones (OpenAI's API), or none known (the schema must stay in the prompt)."""
+    if urlparse(client.base_url).hostname in ENFORCING_HOSTS:
+        return "strict"
+    try:
+        owners = {str(m.get("owned_by", "")).lower() for m in client.served_models()}
+    except ModelError:
+        return "none"
+    return "all" if owners and owners <= ENFORCING_OWNERS else "none"
 
 
 class OpenAICompatEngine:
@@ -221,9 +269,16 @@ class OpenAICompatEngine:
         """Enough batches in flight to keep `concurrency` requests outstanding."""
         return Batching(batch_size, max(1, math.ceil(self.cfg.concurrency / batch_size)))
 
+    @cached_property
+    def enforcement(self) -> Literal["all", "strict", "none"]:
+        """`schema_enforcement` of this server, asked once (only with `structured_output`)."""
+        return schema_enforcement(self.client) if self.cfg.structured_output else "none"
+
     def payload(self, request: VLRequest | LMRequest) -> dict[str, Any]:
         """The exact chat-completions body sent for one request."""
-        prompt = request.prompt if self.cfg.structured_output else with_schema(request.prompt, request.json_schema)
+        strict = strict_schema(request.json_schema) if request.json_schema is not None else None
+        enforced = self.enforcement == "all" or self.enforcement == "strict" and strict is not None
+        prompt = request.prompt if enforced else with_schema(request.prompt, request.json_schema)
         images = getattr(request, "images", None) or []
         if images:
             content: str | list[dict[str, Any]] = [
@@ -238,10 +293,10 @@ class OpenAICompatEngine:
             "model": self.cfg.model,
             "messages": messages,
             "max_completion_tokens": request.max_tokens or self.cfg.max_tokens,
-            "temperature": self.cfg.temperature,
         }
+        if self.cfg.temperature is not None:
+            body["temperature"] = self.cfg.temperature
         if request.json_schema is not None and self.cfg.structured_output:
-            strict = strict_schema(request.json_schema)
             body["response_format"] = {
                 "type": "json_schema",
                 "json_schema": {

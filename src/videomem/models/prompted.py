@@ -212,7 +212,8 @@ class _Prompted:
             raise MalformedOutputError(
                 f"{task}: the {self.role} model {self.cfg.model!r} gave unusable output "
                 f"{attempts} time(s) for {len(failed)} of {len(requests)} request(s); "
-                f"last error: {failed[-1].error.removeprefix(task + ': ')}"
+                f"last error: {failed[-1].error.removeprefix(task + ': ')}",
+                failed[-1].reply,
             )
         return results
 
@@ -381,9 +382,12 @@ class PromptedLanguage(_Prompted):
         request = LMRequest(prompt=prompt, json_schema=ToolCall.model_json_schema())
         return self._ask("plan_step", [request], parse)[0]
 
-    def answer(self, question: str, choices: list[str] | None, evidence: Sequence[Evidence]) -> AnswerOut:
+    def answer(
+        self, question: str, choices: list[str] | None, evidence: Sequence[Evidence], now: float | None = None
+    ) -> AnswerOut:
         prompt = render(
-            "answer", evidence=_evidence_block(evidence), question=question, options=_options(choices)
+            "answer", evidence=_evidence_block(evidence), question=question, options=_options(choices),
+            query_time=_query_time(now),
         )
         request = LMRequest(prompt=prompt, json_schema=AnswerOut.model_json_schema())
         return self._ask("answer", [request], _answer_parser(choices))[0]
@@ -413,10 +417,12 @@ class PromptedLanguage(_Prompted):
         request = LMRequest(prompt=prompt, json_schema=RetrievalDecision.model_json_schema())
         return self._ask("decide_retrieval", [request], parse)[0]
 
-    def respond(self, question: str, choices: list[str] | None, rounds: Sequence[RoundRecord]) -> AnswerOut:
+    def respond(
+        self, question: str, choices: list[str] | None, rounds: Sequence[RoundRecord], now: float | None = None
+    ) -> AnswerOut:
         prompt = render(
             "respond", rounds=rounds_block(rounds) or "(no round retrieved anything)", question=question,
-            options=_options(choices),
+            options=_options(choices), query_time=_query_time(now),
         )
         request = LMRequest(prompt=prompt, json_schema=AnswerOut.model_json_schema())
         return self._ask("respond", [request], _answer_parser(choices))[0]
@@ -470,3 +476,8 @@ def _evidence_block(evidence: Sequence[Evidence]) -> str:
         span = f"{format_clock(item.t_start)}-{format_clock(item.t_end)}"
         lines.append(f"[{n}] {span} ({item.video_id}, {item.source}): {' '.join(item.text.split())}")
     return "\n".join(lines)
+
+
+def _query_time(now: float | None) -> str:
+    """The moment the question is asked, for relative times ("how long ago"), as evidence prints times."""
+    return format_clock(now) if now is not None else "not given"

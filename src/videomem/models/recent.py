@@ -7,6 +7,10 @@ the 60 seconds of eight questions). `RecentTexts` wraps any `TextEmbedder`: text
 last `RECENT_TEXTS` it embedded are answered from memory, the others are embedded together in
 one call. Embeddings are deterministic, so a remembered vector is the one the model would give
 (up to float rounding from batching, as `tests/test_text_embed.py` checks).
+
+One embedder serves every thread of a server, and a Hugging Face fast tokenizer is not safe to
+call from two threads at once (its padding and truncation settings are state it changes per
+call), so the wrapped embedder is called by one thread at a time.
 """
 
 from __future__ import annotations
@@ -34,6 +38,8 @@ class RecentTexts:
         self.size = size
         self._vectors: OrderedDict[str, np.ndarray] = OrderedDict()
         self._lock = threading.Lock()
+        self._embedding = threading.Lock()
+        """Held while the wrapped embedder runs (its tokenizer is not thread-safe)."""
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         texts = list(texts)
@@ -43,7 +49,8 @@ class RecentTexts:
                 self._vectors.move_to_end(t)
         missing = list(dict.fromkeys(t for t in texts if t not in found))
         if missing:
-            vectors = np.asarray(self.embedder.embed(missing), dtype=np.float32)
+            with self._embedding:
+                vectors = np.asarray(self.embedder.embed(missing), dtype=np.float32)
             if vectors.shape != (len(missing), self.dim):
                 raise ValueError(f"embedder returned shape {vectors.shape}, expected ({len(missing)}, {self.dim})")
             found |= {t: v.copy() for t, v in zip(missing, vectors)}  # not a view keeping the batch alive

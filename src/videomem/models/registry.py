@@ -45,6 +45,31 @@ def build_engine(cfg: RoleConfig, role: str, meter: UsageMeter) -> VisionLanguag
     raise ModelError(f"backend {cfg.backend!r} cannot generate text")
 
 
+def image_limit(cfg: ModelsConfig) -> int | None:
+    """The most images the vision engine takes in one request (None: no known limit): the vlm's
+    `max_images`, which an in-process vLLM engine is built with. Tools that send frames send at
+    most this many."""
+    if cfg.vlm.backend == "vllm":
+        from videomem.models.vllm_engine import image_limit as engine_limit
+
+        return engine_limit(cfg.vlm)
+    return cfg.vlm.max_images
+
+
+def engine_window(cfg: RoleConfig) -> int | None:
+    """Clips a stage hands a local generative engine at once (its `batching` window), read from
+    the profile without loading the model; None for backends without one (HTTP, offline)."""
+    if cfg.backend == "vllm":
+        from videomem.models.vllm_engine import window
+
+        return window(cfg)
+    if cfg.backend == "transformers":
+        from videomem.models.hf_transformers import WINDOW
+
+        return WINDOW
+    return None
+
+
 class ModelSet:
     """The four roles of one profile, built lazily, sharing one usage meter."""
 

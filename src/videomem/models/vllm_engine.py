@@ -25,9 +25,11 @@ from videomem.models.base import Batching, Generation, LMRequest, Usage, UsageMe
 WINDOW = 512
 """Clips per `llm.chat` call from a stage: enough for the scheduler to fill a GPU's KV cache;
 a killed ingest loses at most this many clips' work."""
-DEFAULT_ENGINE_ARGS: dict[str, Any] = {"limit_mm_per_prompt": {"image": 16}, "max_model_len": 32768}
-"""Room for answer_from_frames (up to 16 frames) within Qwen-VL context sizes; override with
-`options.engine_args`."""
+DEFAULT_ENGINE_ARGS: dict[str, Any] = {"max_model_len": 32768}
+"""Qwen-VL context sizes; override with `options.engine_args`."""
+DEFAULT_IMAGES = 16
+"""Images per prompt when the role sets no `max_images`: room for answer_from_frames within
+Qwen-VL context sizes."""
 
 
 def chat_messages(request: VLRequest | LMRequest) -> list[dict[str, Any]]:
@@ -46,13 +48,26 @@ def chat_messages(request: VLRequest | LMRequest) -> list[dict[str, Any]]:
 
 def sampling_kwargs(request: VLRequest | LMRequest, cfg: RoleConfig) -> dict[str, Any]:
     """Arguments of `SamplingParams` for one request, without the JSON constraint object."""
-    return {"max_tokens": request.max_tokens or cfg.max_tokens, "temperature": cfg.temperature}
+    return {"max_tokens": request.max_tokens or cfg.max_tokens, "temperature": cfg.temperature or 0.0}
 
 
 def engine_args(cfg: RoleConfig) -> dict[str, Any]:
-    """Arguments of `vllm.LLM` for a profile role."""
-    args = {"model": cfg.model, "dtype": cfg.dtype or "auto", **DEFAULT_ENGINE_ARGS}
+    """Arguments of `vllm.LLM` for a profile role. The per-prompt image limit is the role's
+    `max_images` (what the tools send at most); no memory is reserved for video inputs, which
+    are never sent."""
+    limit = {"image": cfg.max_images or DEFAULT_IMAGES, "video": 0}
+    args = {"model": cfg.model, "dtype": cfg.dtype or "auto", **DEFAULT_ENGINE_ARGS, "limit_mm_per_prompt": limit}
     return args | cfg.options.get("engine_args", {})
+
+
+def window(cfg: RoleConfig) -> int:
+    """Clips a stage hands the engine at once: `options.window`, else WINDOW."""
+    return int(cfg.options.get("window", WINDOW))
+
+
+def image_limit(cfg: RoleConfig) -> int:
+    """The most images the engine accepts in one prompt."""
+    return int(engine_args(cfg)["limit_mm_per_prompt"].get("image", DEFAULT_IMAGES))
 
 
 def _json_constraint(schema: dict[str, Any]) -> dict[str, Any]:
@@ -89,7 +104,7 @@ class VLLMEngine:
         self.llm = _shared_llm(json.dumps(engine_args(cfg), sort_keys=True))
 
     def batching(self, batch_size: int) -> Batching:
-        return Batching(max(batch_size, int(self.cfg.options.get("window", WINDOW))))
+        return Batching(max(batch_size, window(self.cfg)))
 
     def generate(self, requests: Sequence[VLRequest | LMRequest]) -> list[Generation]:
         if not requests:

@@ -35,12 +35,12 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from videomem.config import RoleConfig
+from videomem.config import PipelineConfig, RoleConfig
 from videomem.core import StageResult
 from videomem.errors import ConfigError, ModelError, StoreError, VideoError
 from videomem.memory import visual
 from videomem.models.base import Usage, UsageMeter
-from videomem.models.registry import ModelSet
+from videomem.models.registry import ModelSet, engine_window
 from videomem.pipeline.base import Stage, StageContext
 from videomem.pipeline.caption import CaptionStage
 from videomem.pipeline.sample import ClipJob, EncodedClip, SampledClip, SampleStage, encode_clips, save_frames
@@ -158,6 +158,15 @@ def gpus_per_actor(role: RoleConfig | None, cluster_gpus: float) -> float:
             raise ConfigError(f"--ray: the profile runs {role.model} in a vLLM engine per GPU, and the Ray cluster has no GPU")
         return float(role.options.get("engine_args", {}).get("tensor_parallel_size", 1))
     return 1.0 if cluster_gpus and (role.device or "cuda").startswith("cuda") else 0.0
+
+
+def vision_call_size(pipeline: PipelineConfig, vlm: RoleConfig) -> int:
+    """Clips per call to a vision actor: the pipeline's `ray_vision_batch_size`, else what the
+    local runner hands the engine (a GPU engine's window, so it batches as many), else
+    `caption_batch_size`."""
+    if pipeline.ray_vision_batch_size is not None:
+        return pipeline.ray_vision_batch_size
+    return max(pipeline.caption_batch_size, engine_window(vlm) or 0)
 
 
 def _cluster_gpus() -> float:
@@ -286,7 +295,7 @@ class RayCaptionStage(CaptionStage):
             .map_batches(_read_clips, batch_size=READ_CHUNK, **_on_driver_node())
             .map_batches(
                 _VisionWorker,
-                batch_size=ctx.pipeline.caption_batch_size,
+                batch_size=vision_call_size(ctx.pipeline, ctx.models.cfg.vlm),
                 compute=_actors(self.options.actors or ctx.pipeline.ray_vision_actors),
                 num_gpus=gpus_per_actor(ctx.models.cfg.vlm, _cluster_gpus()),
                 fn_constructor_kwargs={"models_factory": ctx.models_factory},

@@ -9,6 +9,7 @@ whose id already names a different file in the store.
 from __future__ import annotations
 
 import importlib
+import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,6 +23,7 @@ from videomem.pipeline.base import Stage, StageContext
 from videomem.pipeline.ray_runner import RAY_STAGES, RayOptions, connect, ray_stage
 from videomem.pipeline.streaming import StreamedStages, streamed
 from videomem.store import PIPELINE_META, Store
+from videomem.store.ids import video_id_of
 from videomem.timeline import TimelineKind, egolife_start
 from videomem.video.probe import content_hash
 
@@ -35,6 +37,7 @@ _STAGE_CLASSES = {
     "objects": "videomem.pipeline.objects:ObjectsStage",
     "episodic": "videomem.pipeline.episodic:EpisodicStage",
     "semantic": "videomem.pipeline.semantic:SemanticStage",
+    "timeline": "videomem.pipeline.timeline:TimelineStage",
     "visual": "videomem.pipeline.visual:VisualStage",
 }
 assert tuple(_STAGE_CLASSES) == STAGE_ORDER
@@ -71,32 +74,61 @@ def _sidecar_transcript(video: Path) -> Path | None:
     return None
 
 
+def _videos_at(path: Path, failures: list[tuple[str, str]]) -> list[Path]:
+    """The file `path`, or the video files under the folder `path`; what cannot be read (a
+    name too long, a folder without permission) is a failure of its own, the rest is taken."""
+
+    def unreadable(exc: OSError) -> None:
+        failures.append((str(exc.filename or path), exc.strerror or type(exc).__name__))
+
+    try:
+        if path.is_dir():
+            found = []
+            for folder, _, names in os.walk(path, onerror=unreadable):
+                found += [Path(folder, n) for n in names if Path(n).suffix.lower() in VIDEO_EXTENSIONS]
+            found = sorted(p for p in found if p.is_file())
+            if not found:
+                failures.append((str(path), "directory holds no video files"))
+            return found
+        if path.is_file():
+            return [path]
+    except OSError as exc:
+        unreadable(exc)
+        return []
+    failures.append((str(path), "no such file or directory"))
+    return []
+
+
 def discover_sources(
-    paths: Sequence[str | Path], timeline: TimelineKind = "single"
+    paths: Sequence[str | Path], timeline: TimelineKind = "single", roots: Sequence[Path] | None = None
 ) -> tuple[list[VideoSource], list[tuple[str, str]]]:
     """Expand directories, assign ids and timeline offsets. Returns (sources, failures).
 
     Files named explicitly are taken whatever their extension (a bad one fails at probe, with
-    its own message); directories contribute files with a video extension, recursively.
+    its own message); directories contribute files with a video extension, recursively. With
+    `roots` (a server's ingest roots), a file that resolves outside all of them (a symlink
+    leading out) is a failure.
     """
     files: list[Path] = []
     failures: list[tuple[str, str]] = []
     for raw in paths:
-        path = Path(raw)
-        if path.is_dir():
-            found = sorted(p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in VIDEO_EXTENSIONS)
-            if not found:
-                failures.append((str(path), "directory holds no video files"))
-            files.extend(found)
-        elif path.is_file():
-            files.append(path)
-        else:
-            failures.append((str(path), "no such file or directory"))
+        if not str(raw):  # Path("") is the working directory: never what was meant
+            failures.append(("''", "an empty path"))
+            continue
+        # the store records where the file is, whatever folder the ingest runs in
+        files.extend(_videos_at(Path(raw).absolute(), failures))
 
     by_id: dict[str, Path] = {}
     sources: list[VideoSource] = []
     for file in files:
-        video_id = file.stem
+        if roots is not None and not any(file.resolve().is_relative_to(root) for root in roots):
+            failures.append((str(file), "leads outside the server's ingest roots"))
+            continue
+        try:
+            video_id = video_id_of(file)
+        except VideomemError as exc:
+            failures.append((str(file), str(exc)))
+            continue
         if video_id in by_id:
             if by_id[video_id].resolve() == file.resolve():
                 continue
@@ -126,6 +158,7 @@ def ingest(
     captions: str | Path | None = None,
     transcripts: str | Path | None = None,
     ray: RayOptions | None = None,
+    roots: Sequence[Path] | None = None,
 ) -> IngestReport:
     """Run the pipeline's stages (or `stages`) over `paths` into `store`.
 
@@ -135,12 +168,13 @@ def ingest(
     (pipeline/imports.py). With `ray`, decoding, the vision pass and the visual embeddings run
     on a Ray cluster (pipeline/ray_runner.py); the store is written here all the same. Without
     `ray` and imports, `sample` and `caption` stream into each other (pipeline/streaming.py).
+    `roots` limits the files read to those folders (`discover_sources`).
     """
     chosen, imports = check_request(pipeline, stages, captions, transcripts, timeline)
     if ray is not None:
         connect(ray)
     with store.writer():
-        sources, failures = discover_sources(paths, timeline)
+        sources, failures = discover_sources(paths, timeline, roots)
         sources, conflicts = _same_files(store, sources, replace=force)
         report = IngestReport(failures=failures + conflicts)
         with store.transaction() as tx:

@@ -40,6 +40,7 @@ from videomem.errors import VideoError, VideomemError
 from videomem.pipeline.base import StageContext
 from videomem.store import Store
 from videomem.store.clips import ClipRow
+from videomem.store.ids import inside
 from videomem.video.clips import ClipSpan, plan_clips
 from videomem.video.decode import FrameRequest, FrameSampler
 from videomem.video.probe import VideoInfo, content_hash, frames_end, probe
@@ -120,7 +121,7 @@ def encode_clips(job: ClipJob) -> Iterator[EncodedClip]:
 def save_frames(root: Path, encoded: EncodedClip) -> SampledClip:
     """Write an encoded clip's JPEGs under the store root; the clip as the store records it."""
     for frame, jpeg in zip(encoded.frames, encoded.jpegs):
-        path = root / frame.path
+        path = inside(root / "frames", root / frame.path)
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(jpeg)
     return SampledClip(encoded.clip, encoded.frames)
@@ -235,6 +236,7 @@ class SampleStage:
         """Forget these videos, their clips and everything built on them: rows in any table that
         references their clips or the videos, and every stage's progress on their clip units."""
         on_clips, on_videos = _references(store, "clips"), _references(store, "videos")
+        folders = [inside(store.frames_dir, store.frames_dir / source.video_id) for source in sources]
         with store.transaction() as tx:
             for source in sources:
                 vid = source.video_id
@@ -246,8 +248,8 @@ class SampleStage:
                 tx.execute("DELETE FROM stage_progress WHERE substr(unit, 1, ?) = ?", (len(prefix), prefix))
                 tx.execute("DELETE FROM stage_failures WHERE substr(unit, 1, ?) = ?", (len(prefix), prefix))
                 tx.execute("DELETE FROM videos WHERE id = ?", (vid,))
-        for source in sources:
-            shutil.rmtree(store.frames_dir / source.video_id, ignore_errors=True)
+        for folder in folders:
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 def repair(store: Store, cfg: PipelineConfig, source: VideoSource, info: VideoInfo) -> int:
@@ -257,6 +259,8 @@ def repair(store: Store, cfg: PipelineConfig, source: VideoSource, info: VideoIn
     how many were restored."""
     rows = store.query("SELECT t, path FROM frames WHERE video_id = ? ORDER BY t", (source.video_id,))
     missing = [r for r in rows if not (store.root / r["path"]).is_file()]
+    for row in missing:  # paths recorded by this store, written to again: they must stay in its frames
+        inside(store.frames_dir, store.root / row["path"])
     if not missing:
         return 0
     times = [r["t"] - source.t_offset for r in missing]

@@ -7,6 +7,10 @@ business (its lock or SQLite's): the job then fails with that error's line. Ques
 being answered during an ingest from what is committed; when the job ends, the readers are
 refreshed so that questions see the new memory.
 
+An ingest reads only what the operator allowed: video paths and pipeline profiles under the
+server's ingest roots (`serve --ingest-root DIR`), or a profile shipped with videomem by its
+name. A server with no ingest root refuses every ingest (`IngestRefused`).
+
 Progress comes from the stages' own progress bars (`ingest(bars=...)`): the job records the
 stage in hand and its units done out of total.
 """
@@ -17,14 +21,14 @@ import itertools
 import logging
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from videomem.config import STAGE_ORDER, PipelineConfig, check_stages, load_pipeline
+from videomem.config import STAGE_ORDER, PipelineConfig, check_stages, default_path, load_pipeline, shipped_profiles
 from videomem.errors import VideomemError
 from videomem.models.registry import ModelSet
 from videomem.pipeline.runner import IngestReport, ingest
@@ -37,11 +41,27 @@ class IngestBusy(VideomemError):
     """An ingest into this store is already running."""
 
 
-class IngestRequest(BaseModel):
-    """What `videomem ingest` takes, as JSON. Paths are on the server's machine."""
+class IngestRefused(VideomemError):
+    """An ingest would read outside the server's ingest roots, or the server has none."""
 
-    paths: list[str] = Field(min_length=1, description="video files or directories (searched recursively)")
-    pipeline: str | None = Field(None, description="pipeline profile: a file path or a shipped name; default: default")
+
+ServerPath = Annotated[str, Field(min_length=1, max_length=4096)]
+
+
+class IngestRequest(BaseModel):
+    """What `videomem ingest` takes, as JSON. Paths are absolute, on the server's machine,
+    under one of its ingest roots."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    paths: list[ServerPath] = Field(
+        min_length=1, max_length=1000, description="video files or directories (searched recursively)"
+    )
+    pipeline: ServerPath | None = Field(
+        None,
+        description=f"a shipped profile's name ({', '.join(shipped_profiles('pipelines'))}) or a profile file under an "
+        "ingest root; default: default",
+    )
     stages: list[str] | None = Field(None, description=f"a subset of {', '.join(STAGE_ORDER)}; default: the pipeline's")
     timeline: Literal["single", "egolife"] = "single"
     workers: int = Field(1, ge=1, le=64, description="decode processes (forked; 1 decodes in the job's thread)")
@@ -146,17 +166,25 @@ class _Bar:
 class Jobs:
     """The ingest jobs of one served store (kept for the life of the process)."""
 
-    def __init__(self, store_dir: Path, models: ModelSet, on_done: Callable[[], None]) -> None:
+    def __init__(
+        self, store_dir: Path, models: ModelSet, on_done: Callable[[], None], roots: Sequence[Path] = ()
+    ) -> None:
         self.store_dir = store_dir
         self.models = models
         self.on_done = on_done
+        self.roots = [root.resolve() for root in roots]
         self._jobs: dict[int, Job] = {}
         self._ids = itertools.count(1)
         self._lock = threading.Lock()
 
     def start(self, request: IngestRequest) -> Job:
-        """Start an ingest in the background; a bad pipeline profile is refused here, at once."""
-        pipeline = load_pipeline(request.pipeline)
+        """Start an ingest in the background; paths outside the ingest roots and a bad pipeline
+        profile are refused here, at once."""
+        if not self.roots:
+            raise IngestRefused("remote ingest is off: the server was started without --ingest-root")
+        for path in request.paths:
+            self._allowed(path)
+        pipeline = load_pipeline(self._profile(request.pipeline))
         with self._lock:
             running = [j for j in self._jobs.values() if j.state == "running"]
             if running:
@@ -165,6 +193,31 @@ class Jobs:
             self._jobs[job.id] = job
         threading.Thread(target=self._run, args=(job, pipeline), name=f"videomem-ingest-{job.id}", daemon=True).start()
         return job
+
+    def _allowed(self, raw: str) -> Path:
+        """`raw` as a path under an ingest root once resolved; IngestRefused if not."""
+        path = Path(raw)
+        if not path.is_absolute():
+            raise IngestRefused(f"{raw!r}: give an absolute path on the server")
+        try:
+            resolved = path.resolve()
+        except (OSError, RuntimeError, ValueError):
+            resolved = None
+        if resolved is None or not any(resolved.is_relative_to(root) for root in self.roots):
+            raise IngestRefused(f"{raw}: not under an ingest root of this server")
+        return path
+
+    def _profile(self, given: str | None) -> Path:
+        """The pipeline profile file: a shipped one by name, or a file under an ingest root."""
+        if given is None or given in shipped_profiles("pipelines"):
+            return default_path("pipelines", given or "default")
+        try:
+            return self._allowed(given)
+        except IngestRefused:
+            raise IngestRefused(
+                f"pipeline {given!r}: neither a shipped profile ({', '.join(shipped_profiles('pipelines'))}) "
+                "nor a file under an ingest root of this server"
+            ) from None
 
     def get(self, job_id: int) -> Job | None:
         return self._jobs.get(job_id)
@@ -188,6 +241,7 @@ class Jobs:
                     force=request.force,
                     show_progress=False,
                     bars=job.bar,
+                    roots=self.roots,
                 )
         except VideomemError as exc:
             error = str(exc)

@@ -29,6 +29,7 @@ from videomem.memory.registry import MEMORIES
 from videomem.config import tool_name
 from videomem.models.registry import ModelSet
 from videomem.server.auth import TokenGate
+from videomem.server.guards import BodyLimit
 from videomem.server.readers import AskRequest, Reader, Readers
 
 ASK = "ask"
@@ -85,6 +86,8 @@ def build_server(readers: Readers) -> Server:
 
     async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
         arguments = dict(params.arguments or {})
+        if params.name != ASK and params.name not in agent.tools:  # `finish` is the planner's, not a tool
+            return _failed(f"unknown tool {params.name!r}")
         try:
             if params.name == ASK:
                 request = AskRequest.model_validate(arguments)
@@ -131,7 +134,7 @@ def serve_http(
     import uvicorn
 
     readers = Readers(store_dir, models, agent)
-    app = build_server(readers).streamable_http_app(host=host)
+    app = BodyLimit(build_server(readers).streamable_http_app(host=host))
     try:
         uvicorn.run(TokenGate(app, token) if token else app, host=host, port=port)
     finally:

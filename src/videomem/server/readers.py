@@ -15,7 +15,7 @@ from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Annotated, Any, TypeVar
 from urllib.parse import quote
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -25,9 +25,11 @@ from videomem.agent.react import Agent
 from videomem.agent.tools import Time
 from videomem.config import AgentConfig
 from videomem.core import MAX_OPTIONS
+from videomem.errors import VideomemError
 from videomem.models.registry import ModelSet
 from videomem.store import Store
 from videomem.store.clips import frames_between, timeline_kind
+from videomem.core import MAX_ID_BYTES
 from videomem.timeline import TimeText
 
 T = TypeVar("T")
@@ -36,17 +38,28 @@ THUMBNAILS = 4
 """Frames shown for an evidence entry that names none of its own (those of its time range)."""
 
 
+MAX_QUESTION_CHARS = 2000
+"""Longest question (and option) taken: benchmark questions are a few hundred characters, and
+every character is tokenised, parsed and embedded several times per step."""
+
+
+class AskAbandoned(VideomemError):
+    """The client of a question left before its answer: the agent stops at its next step."""
+
+
 class AskRequest(BaseModel):
     """A question as the HTTP API and the MCP `ask` tool take it."""
 
     model_config = ConfigDict(extra="forbid")
 
-    question: str = Field(min_length=1, pattern=r"\S", description="the question")
-    choices: list[str] | None = Field(
+    question: str = Field(min_length=1, max_length=MAX_QUESTION_CHARS, pattern=r"\S", description="the question")
+    choices: list[Annotated[str, Field(max_length=MAX_QUESTION_CHARS)]] | None = Field(
         None, min_length=2, max_length=MAX_OPTIONS, description="options of a multiple-choice question"
     )
     until: Time | None = Field(None, description="query time: only memory recorded by then is used")
-    video_id: str | None = Field(None, description="answer from this video only (file name without extension)")
+    video_id: str | None = Field(
+        None, max_length=MAX_ID_BYTES, description="answer from this video only (file name without extension)"
+    )
 
 
 def frame_url(relative: str) -> str:

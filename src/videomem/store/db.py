@@ -226,6 +226,35 @@ MIGRATIONS: tuple[str, ...] = (
     );
     CREATE INDEX semantic_evidence_episodic ON semantic_evidence (episodic_triplet_id);
     """,
+    # temporal entity index (memory/timeline_index.py): one row per (window, subject, relation,
+    # object) fact; `run` is the id of the first fact of its run of consecutive windows, so an
+    # interval is a GROUP BY run over the facts a question may see. `timeline_terms` is the
+    # vocabulary (entities with their category, relations) that matching embeds.
+    """
+    CREATE TABLE timeline_facts (
+        id INTEGER PRIMARY KEY,
+        scope TEXT NOT NULL,
+        video_id TEXT NOT NULL,
+        subject TEXT NOT NULL,
+        relation TEXT NOT NULL,
+        object TEXT NOT NULL,
+        source TEXT NOT NULL,
+        t_start REAL NOT NULL,
+        t_end REAL NOT NULL,
+        run INTEGER NOT NULL
+    );
+    CREATE INDEX timeline_facts_subject ON timeline_facts (subject, t_end);
+    CREATE INDEX timeline_facts_object ON timeline_facts (object, t_end);
+    CREATE INDEX timeline_facts_time ON timeline_facts (t_start);
+    CREATE INDEX timeline_facts_run ON timeline_facts (run);
+    CREATE TABLE timeline_terms (
+        id INTEGER PRIMARY KEY,
+        kind TEXT NOT NULL,
+        text TEXT NOT NULL,
+        category TEXT NOT NULL,
+        UNIQUE (kind, text)
+    );
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

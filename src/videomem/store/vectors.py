@@ -12,7 +12,8 @@ rows (query time `until`, one `video_id`) happens in SQL first; the allowed ids 
 as an `IDSelectorBatch`, so the top k are the true top k among visible rows for any store size
 (over-fetching and filtering afterwards can return fewer than k when most rows are hidden).
 Selectors only work on CPU indexes, so a scoped search runs on the CPU index; an unscoped one
-runs on a GPU copy (`index_cpu_to_gpu`) when the installed faiss has GPU support and sees a GPU.
+runs on a GPU copy (`index_cpu_to_gpu`) when the installed faiss has GPU support and sees a GPU,
+unless it asks for more than GPU_MAX_K results, which faiss's GPU search refuses.
 The CPU index is the one written to disk. Install one faiss build only: `videomem[cpu]`
 (faiss-cpu) or `videomem[gpu]` (faiss-gpu), never both in one environment.
 
@@ -85,6 +86,10 @@ def _faiss():
     return faiss
 
 
+GPU_MAX_K = 2048
+"""Most results faiss's GPU flat search returns for one query; a larger k searches the CPU index."""
+
+
 @functools.cache
 def _gpu_resources():
     """faiss GPU resources when the installed faiss has GPU support and sees a GPU, else None."""
@@ -133,6 +138,23 @@ def _running(pid: int) -> bool:
     except PermissionError:
         return True
     return True
+
+
+SCORE_TIE = 1e-6
+"""Cosines closer than this are the same score: identical rows (blank frames) tie exactly."""
+
+
+def separated(hits: Sequence[tuple[int, float]], k: int) -> list[tuple[int, float]]:
+    """Of the best `k + 1` hits (best first), the first `k` that the scores tell apart from the
+    candidates left out: none when every candidate scores the same, and only those scoring
+    above the best one left out. Which of several tied rows comes first is the index's order
+    (clip order), which says nothing about the query."""
+    if len(hits) > 1 and hits[0][1] - hits[-1][1] < SCORE_TIE:
+        return []
+    if len(hits) <= k:
+        return list(hits)
+    cutoff = hits[k][1] + SCORE_TIE
+    return [hit for hit in hits[:k] if hit[1] >= cutoff]
 
 
 class VectorIndex:
@@ -291,10 +313,12 @@ class VectorIndex:
         if k <= 0:
             return []
         vector = self._checked(vector, 1)
-        if allowed_ids is None:
+        if allowed_ids is None and k <= GPU_MAX_K:
             if self._search_index is None:
                 self._search_index = _searchable(index)
             scores, ids = self._search_index.search(vector, k)
+        elif allowed_ids is None:  # past the GPU's k limit
+            scores, ids = index.search(vector, k)
         else:  # an ID filter is searched on the CPU copy: faiss's GPU flat index takes no IDSelector
             faiss = _faiss()
             selector = faiss.IDSelectorBatch(np.asarray(allowed_ids, dtype=np.int64))

@@ -205,11 +205,15 @@ class OfflineLanguage:
         self._meter([state.question, *(r.retrieved for r in state.history)], [decision.reason], start)
         return decision
 
-    def respond(self, question: str, choices: list[str] | None, rounds: Sequence[RoundRecord]) -> AnswerOut:
+    def respond(
+        self, question: str, choices: list[str] | None, rounds: Sequence[RoundRecord], now: float | None = None
+    ) -> AnswerOut:
         """The answer step over the evidence of every round, in round order."""
-        return self.answer(question, choices, [e for r in rounds for e in r.evidence])
+        return self.answer(question, choices, [e for r in rounds for e in r.evidence], now)
 
-    def answer(self, question: str, choices: list[str] | None, evidence: Sequence[Evidence]) -> AnswerOut:
+    def answer(
+        self, question: str, choices: list[str] | None, evidence: Sequence[Evidence], now: float | None = None
+    ) -> AnswerOut:
         start = time.perf_counter()
         if choices:
             if len(choices) > MAX_OPTIONS:
@@ -218,7 +222,7 @@ class OfflineLanguage:
             if unheard:
                 out = AnswerOut(answer=not_transcribed(unheard))
             else:
-                best = self.scorer.choose(question, choices, evidence)
+                best = self.scorer.choose(question, choices, evidence, now)
                 out = AnswerOut(answer=strip_label(choices[best]), choice=LETTERS[best])
         else:
             sentence = self.scorer.best_sentence(question, evidence)

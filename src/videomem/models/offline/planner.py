@@ -29,7 +29,10 @@ English cue words in its lemmas (`KIND_CUES`): habits and preferences ("usually"
 happenings ("when", "happen", "first", "last") → episodic. The first round searches the kind's
 memory, the next the other enabled memories in the order episodic, semantic, visual (each once),
 then the agent answers; a question of no recognised kind starts with episodic. The reason names
-the cue, so the trace says why each memory was chosen.
+the cue, so the trace says why each memory was chosen. Before the kind, the question's intent
+(`intent.py`, read from its parse): a count, an order, a duration or a time sends the first
+round to timeline memory when the profile offers it (arithmetic on intervals answers those);
+a question of another intent does not search it (its intervals would only crowd out content).
 """
 
 from __future__ import annotations
@@ -40,6 +43,7 @@ from typing import Any
 
 from videomem.choice import search_text
 from videomem.models.base import AgentState, RetrievalDecision, RetrievalState, ToolCall
+from videomem.models.offline.intent import question_intent
 from videomem.models.offline.nlp import lemmas
 from videomem.models.offline.scoring import question_times
 from videomem.timeline import DAY, ranges_in
@@ -142,6 +146,10 @@ KIND_CUES: dict[str, frozenset[str]] = {
 }
 """Memory → lemmas that mark a question of its kind (checked in this order: a habit question
 that says "when" is still about a habit)."""
+TIMELINE = "timeline"
+TIMELINE_INTENTS = frozenset({"count", "order", "duration", "when"})
+"""Intents (`intent.py`) whose answer is arithmetic on intervals: timeline memory goes first."""
+_INTENT_WORDS = {"count": "a count", "order": "an order of events", "duration": "a duration", "when": "a time"}
 ROUND_ORDER = ("episodic", "semantic", "visual")
 """Order in which the memories the question's kind did not pick are searched after it."""
 
@@ -163,11 +171,16 @@ def choose_memory(state: RetrievalState) -> RetrievalDecision:
         return RetrievalDecision(decision="answer", reason="Last allowed round: answer from what was retrieved.")
     searched = {r.memory for r in state.history}
     kind = question_kind(state.question)
-    if kind is not None and kind[0] in state.memories and kind[0] not in searched:
+    intent = question_intent(state.question)
+    if intent in TIMELINE_INTENTS and TIMELINE in state.memories and TIMELINE not in searched:
+        memory = TIMELINE
+        reason = f"The question asks for {_INTENT_WORDS[intent]}: search timeline memory's intervals."
+    elif kind is not None and kind[0] in state.memories and kind[0] not in searched:
         memory, cue = kind
         reason = f"The question's '{cue}' asks about {_KIND_WORDS[memory]}: search {memory} memory."
     else:
-        rest = [m for m in (*ROUND_ORDER, *state.memories) if m in state.memories and m not in searched]
+        rest = [m for m in (*ROUND_ORDER, *state.memories) if m in state.memories and m not in searched
+                and (m != TIMELINE or intent in TIMELINE_INTENTS)]
         if not rest:
             return RetrievalDecision(decision="answer", reason="Every memory was searched: answer.")
         memory = rest[0]

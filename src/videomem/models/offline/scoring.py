@@ -31,13 +31,21 @@ the question's content words, or as many as the best item holds):
 An option's lexical score is its best sentence's support.
 
 **Two question shapes get an explicit rule**, because no sentence states their answer:
-* "How many …" / "How often …" with numeric options ("Once", "3 times"): the moments fully about the question
-  are counted — evidence ranges, and clock times written in evidence text (object memory lists
-  its sightings) — merging moments that touch in time (one event spans several clips); the
+* A count question (`intent.py`: "how many", "how often", "how frequently", … read from the
+  parse) with numeric options ("Once", "3 times"): the moments fully about the question
+  are counted — evidence ranges, and the typed moments an item carries (`Evidence.moments`:
+  object memory's sightings) — merging moments that touch in time (one event spans several clips); the
   option naming that count scores 1 and the others 0 (a stray "6" in the evidence says nothing
   about a count).
 * Options that are all time ranges ("12:30-13:00"): each scores the best time overlap (IoU)
   with an item about the question, times that item's weight.
+* Options that are all amounts of time ("2 hours", "about 45 minutes ago", "a day and a half"):
+  a relative-time question (intent `when`, or "… ago" in every option) is measured from the
+  cited moment (an evidence item's midpoint) to the query time, which the agent passes as
+  `now` (without it, no rule); any other asks how long something lasted, an evidence item's
+  length. Only the items most about the question are measured (the largest share of its
+  content words); each option scores exp(-|ln(measured / its amount)|) times the item's weight,
+  best item first: arithmetic on the evidence's times, not words.
 
 **Speech nobody transcribed.** A multiple-choice question that asks what was said (a verb of
 speech among its lemmas: "say", "tell", "mention", "hear", …) gets no option when no evidence
@@ -71,6 +79,7 @@ from videomem.errors import TimeFormatError
 from videomem.evidence import Evidence
 from videomem.models.base import TextEmbedder
 from videomem.models.offline.colours import PALETTE
+from videomem.models.offline.intent import question_intent
 from videomem.models.offline.nlp import forms, lemmas, quoted_spans, split_sentences, squash, stopwords, words
 from videomem.timeline import DAY, format_clock, format_day, parse_range, parse_time
 from videomem.video.transcripts import SPEECH_ONLY, SPEECH_ONLY_SENTENCE
@@ -98,7 +107,13 @@ PLACE_WORDS = frozenset(
 _KEEP = PLACE_WORDS | frozenset(NUMBERS) | frozenset({"first", "last"})
 _CUES = LATEST | EARLIEST | frozenset(PERIODS) | {"late", "early", "many", "time"}
 """Words that steer weighting or counting, not content to look for ('latest' lemmatises to 'late')."""
-_COUNTING = re.compile(r"\bhow (?:many|often)\b", re.IGNORECASE)
+UNIT_SECONDS = {"second": 1.0, "sec": 1.0, "minute": 60.0, "min": 60.0, "hour": 3600.0, "hr": 3600.0, "day": DAY,
+                "week": 7 * DAY}
+_AMOUNT = re.compile(
+    r"\b(half an?|an?|\d+(?:\.\d+)?|" + "|".join(sorted(NUMBERS, key=len, reverse=True)) + r")\s+"
+    r"(seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?)\b(\s+and\s+a\s+half)?",
+    re.IGNORECASE,
+)
 _CLOCK = re.compile(r"\b(?:DAY\d+[ _])?\d{1,2}:\d{2}(?::\d{2})?\b", re.IGNORECASE)
 
 
@@ -123,6 +138,18 @@ def _option_range(option: str) -> tuple[float, float] | None:
     except TimeFormatError:
         return None
     return span if span is not None and span[1] > span[0] else None
+
+
+def option_seconds(option: str) -> float | None:
+    """The amount of time an option names ("2 hours 10 minutes", "half an hour", "a day and a
+    half"), in seconds; None when it names none."""
+    total, found = 0.0, False
+    for amount, unit, half in _AMOUNT.findall(option.lower()):
+        value = 0.5 if amount.startswith("half") else 1.0 if amount in ("a", "an") else NUMBERS.get(amount)
+        value = float(amount) if value is None else value
+        total += (value + (0.5 if half else 0.0)) * UNIT_SECONDS[unit.rstrip("s") if unit != "secs" else "sec"]
+        found = True
+    return total if found and total > 0 else None
 
 
 def _option_number(option: str) -> int | None:
@@ -231,8 +258,10 @@ class OptionScorer:
 
     # ------------------------------------------------------------ options
 
-    def totals(self, question: str, options: Sequence[str], evidence: Sequence[Evidence]) -> tuple[np.ndarray, np.ndarray]:
-        """(total score, semantic score) per option."""
+    def totals(
+        self, question: str, options: Sequence[str], evidence: Sequence[Evidence], now: float | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """(total score, semantic score) per option; `now`: the query time (corpus seconds)."""
         options = [strip_label(o) for o in options]
         read = self._read(question, evidence)
         sentences, support = read.sentences, read.support
@@ -245,9 +274,15 @@ class OptionScorer:
         for k, option in enumerate(options):
             lexical[k] = max(support[j] * self._coverage(option, common, s) for j, s in enumerate(sentences))
         ranges = [_option_range(o) for o in options]
+        amounts = [option_seconds(o) for o in options]
+        intent = question_intent(question)
+        relative = intent == "when" or all("ago" in words(o) for o in options)
         if all(ranges):
             lexical = np.array([self._overlap(r, evidence, read.weight * read.cover) for r in ranges])
-        elif _COUNTING.search(question) and all(_option_number(o) is not None for o in options):
+        elif all(amounts) and (now is not None or not relative):
+            most = read.cover >= read.cover.max() - 1e-9 if len(read.cover) else read.cover.astype(bool)
+            lexical = self._elapsed(amounts, evidence, read.weight * most, now if relative else None)  # type: ignore[arg-type]
+        elif intent == "count" and all(_option_number(o) is not None for o in options):
             count = self._moments(read.asked, evidence, read.cover)
             if count:
                 lexical = np.array([1.0 if _option_number(o) == count else 0.0 for o in options])
@@ -255,9 +290,9 @@ class OptionScorer:
         semantic = (vectors[: len(options)] @ vectors[len(options) :].T * support[None, :]).max(axis=1)
         return lexical + SEMANTIC_WEIGHT * (semantic - semantic.mean()), semantic
 
-    def choose(self, question: str, options: Sequence[str], evidence: Sequence[Evidence]) -> int:
+    def choose(self, question: str, options: Sequence[str], evidence: Sequence[Evidence], now: float | None = None) -> int:
         """Index of the best-supported option."""
-        total, semantic = self.totals(question, options, evidence)
+        total, semantic = self.totals(question, options, evidence, now)
         return min(range(len(options)), key=lambda k: (-round(float(total[k]), 9), -float(semantic[k]), k))
 
     def margin(self, question: str, options: Sequence[str], evidence: Sequence[Evidence]) -> float:
@@ -308,23 +343,12 @@ class OptionScorer:
 
     def _moments(self, asked: set[str], evidence: Sequence[Evidence], item_cover: np.ndarray) -> int:
         """Separate moments the asked-about thing is shown: the ranges of evidence items that hold
-        all of the question's content words, and the clock times written in evidence text
-        ("At 00:11:40: … 'DAVID WATERS THE PLANTS'") whose passage (up to the next time or the
-        end of the sentence) holds them all. Moments that touch in time are one (an event spans
-        several clips); a written time stands for one clip's length (the median evidence range)."""
-        typical = float(np.median([e.t_end - e.t_start for e in evidence])) if evidence else 0.0
+        all of the question's content words, and the typed moments an item carries (an object's
+        sightings, `Evidence.moments`) whose record holds them all. Moments that touch in time
+        are one (an event spans several clips)."""
         spans = [(e.video_id, e.t_start, e.t_end) for e, c in zip(evidence, item_cover) if c >= 1.0]
         for e in evidence:
-            marks = list(_CLOCK.finditer(e.text))
-            for n, mark in enumerate(marks):
-                passage = e.text[mark.end() : marks[n + 1].start() if n + 1 < len(marks) else len(e.text)]
-                passage = (split_sentences(passage) or [""])[0]
-                if asked and asked <= forms(passage):
-                    try:
-                        t = parse_time(mark.group(0).replace("_", " "))
-                    except TimeFormatError:
-                        continue
-                    spans.append((e.video_id, t, t + typical))
+            spans += [(e.video_id, start, end) for start, end, text in e.moments if asked and asked <= forms(text)]
         count, last = 0, None
         for video, start, end in sorted(spans):
             if last is None or video != last[0] or start > last[1] + 1.0:
@@ -333,6 +357,18 @@ class OptionScorer:
             else:
                 last = (video, max(last[1], end))
         return count
+
+    @staticmethod
+    def _elapsed(amounts: Sequence[float], evidence: Sequence[Evidence], weight: np.ndarray, now: float | None) -> np.ndarray:
+        """Per option: how close its amount of time is to the one measured on the best-weighted
+        evidence (time since its midpoint up to `now`; its length when `now` is None)."""
+        out = np.zeros(len(amounts))
+        for e, w in zip(evidence, weight):
+            measured = now - (e.t_start + e.t_end) / 2 if now is not None else e.t_end - e.t_start
+            if w <= 0 or measured <= 0:
+                continue
+            out = np.maximum(out, [w * float(np.exp(-abs(np.log(measured / a)))) for a in amounts])
+        return out
 
     @staticmethod
     def _overlap(span: tuple[float, float], evidence: Sequence[Evidence], weight: np.ndarray) -> float:

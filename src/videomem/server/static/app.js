@@ -207,9 +207,6 @@ async function ask(submit) {
 
 // ------------------------------------------------------------------ start
 
-if (new URLSearchParams(location.search).has("token")) {
-  history.replaceState(null, "", location.pathname);  // the cookie carries it from here on
-}
 $("ask-form").addEventListener("submit", ask);
 $("video-select").addEventListener("change", (change) => showVideo(change.target.value));
 $("player").addEventListener("timeupdate", movePlayhead);

@@ -1,0 +1,195 @@
+"""Timeline memory: the temporal entity index (`memory/timeline_index.py`) as a memory.
+
+It offers the two verbs every memory has (`build` by its stage, `retrieve` for a free-text
+query) and `ask`, the structured operations (`Operation`) the agent's `memory.timeline` tool
+takes as typed arguments. Every answer is evidence: one entry per interval it was computed
+from, after a first line stating the computed result (a count, an order, a duration).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+
+from videomem.config import PipelineConfig
+from videomem.errors import VideomemError
+from videomem.evidence import Evidence
+from videomem.memory import timeline_index
+from videomem.timeline import TimeText
+from videomem.store.clips import timeline_kind
+from videomem.memory.timeline_index import Answer, Event, Interval, TimelineIndex
+from videomem.models.registry import ModelSet
+from videomem.core import StageResult
+from videomem.store import Store
+from videomem.store.vectors import VectorIndex, embedder_identity
+from videomem.core import ProgressFactory
+
+SOURCE = "timeline"
+INDEX_NAME = "timeline_terms"
+RANKED_TEXTS = 300
+"""Most candidate intervals a free-text query embeds to rank them."""
+Operation = Literal["search", "occurrences", "count", "first", "last", "order", "duration", "state", "with"]
+OPERATIONS: tuple[str, ...] = Operation.__args__  # type: ignore[attr-defined]
+
+
+@dataclass(frozen=True)
+class Request:
+    """One structured question to the timeline (see `TimelineMemory.ask`)."""
+
+    operation: Operation
+    entity: str | None = None
+    action: str | None = None
+    target: str | None = None
+    other_entity: str | None = None
+    other_action: str | None = None
+    other_target: str | None = None
+    at: float | None = None
+    query: str | None = None
+
+
+class TimelineMemory:
+    """Timeline memory: for every person, object and place, the time intervals in which it
+    appears and what it does or what state it is in (consecutive clips of one activity merged,
+    with durations). Answers how many times, first / last time, which came first, how long,
+    the state of something at a time, and who was with whom; each answer cites its intervals."""
+
+    def __init__(self, store: Store, models: ModelSet) -> None:
+        self.store = store
+        self.models = models
+        self._vectors: VectorIndex | None = None
+        self._term_ids: dict[str, dict[int, str]] | None = None
+        self._synonyms: dict[tuple[str, str], list[str]] = {}
+        self.index = TimelineIndex(store, self._synonym_terms)
+        self.time = TimeText(timeline_kind(store))
+
+    # ------------------------------------------------------------ build
+
+    def build(self, cfg: PipelineConfig, progress: ProgressFactory | None = None) -> StageResult:
+        """Rewrite the facts from the stored memories when they changed, then embed new terms."""
+        result = StageResult(timeline_index.STAGE)
+        written = timeline_index.build(self.store, timeline_kind(self.store) == "egolife")
+        if written:
+            result.done = written
+        else:
+            result.skipped = 1
+        self.term_vectors.refresh()
+        self.term_vectors.ensure(progress)
+        return result
+
+    @property
+    def term_vectors(self) -> VectorIndex:
+        if self._vectors is None:
+            embedder = self.models.text_embedder
+            self._vectors = VectorIndex(
+                self.store,
+                INDEX_NAME,
+                lambda: ((r["id"], r["text"]) for r in self.store.query("SELECT id, text FROM timeline_terms ORDER BY id")),
+                embedder,
+                embedder_identity(self.models.cfg.text_embedder, embedder.dim),
+            )
+        return self._vectors
+
+    def _synonym_terms(self, kind: str, name: str) -> list[str]:
+        """Terms of `kind` whose embedding is close to the name's (cached per name)."""
+        if (kind, name) not in self._synonyms:
+            if self._term_ids is None:
+                self._term_ids = {"entity": {}, "relation": {}}
+                for r in self.store.query("SELECT id, kind, text FROM timeline_terms"):
+                    self._term_ids[r["kind"]][r["id"]] = r["text"]
+            ids = self._term_ids[kind]
+            hits = self.term_vectors.search(name, timeline_index.SYNONYM_K, list(ids)) if ids else []
+            self._synonyms[kind, name] = [ids[i] for i, s in hits if s >= timeline_index.SYNONYM_SIMILARITY]
+        return self._synonyms[kind, name]
+
+    def stats(self) -> dict[str, int]:
+        """Facts, intervals (runs of consecutive windows), entities, persons and relations."""
+        return self.index.stats()
+
+    # ------------------------------------------------------------ query
+
+    def retrieve(
+        self, query: str, top_k: int, until: float | None = None, video_id: str | None = None
+    ) -> list[Evidence]:
+        """The intervals of the entities a free-text query names (as whole words, else the
+        closest by embedding), ranked by how close their fact is to the query."""
+        entities = self.index.mentioned("entity", query)
+        if not entities:
+            entities = self._synonym_terms("entity", timeline_index.normalise(query))
+        candidates = self.index.facts_of(entities, until, video_id, RANKED_TEXTS)
+        if not candidates:
+            return []
+        texts = list(dict.fromkeys(i.text for i in candidates))
+        vectors = np.asarray(self.models.text_embedder.embed([query, *texts]), dtype=np.float32)
+        vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
+        similarity = dict(zip(texts, (vectors[1:] @ vectors[0]).tolist()))
+        ranked = sorted(candidates, key=lambda i: (-similarity[i.text], -i.t_end))[:top_k]
+        return [self._evidence(i, similarity[i.text]) for i in ranked]
+
+    def ask(self, request: Request, until: float | None = None, video_id: str | None = None) -> tuple[str, list[Evidence]]:
+        """Run one operation: (a first line stating its result, the intervals it came from)."""
+        op = request.operation
+        if op == "search":
+            if not request.query and not request.entity:
+                raise VideomemError("timeline search needs a query (or an entity)")
+            found = self.retrieve(request.query or request.entity or "", 10, until, video_id)
+            return (f"{len(found)} interval(s) found" if found else "nothing found"), found
+        if not request.entity:
+            raise VideomemError(f"timeline {op} needs an entity")
+        event = Event(request.entity, request.action, request.target)
+        index = self.index
+        if op == "order":
+            if not request.other_entity and not request.other_action:
+                raise VideomemError("timeline order needs a second event (other_entity and/or other_action)")
+            other = Event(request.other_entity or request.entity, request.other_action, request.other_target)
+            answer = index.order([event, other], until, video_id)
+        elif op == "state":
+            if request.at is None and until is None:
+                raise VideomemError("timeline state needs a time (at)")
+            answer = index.state(request.entity, request.at if request.at is not None else until, until, video_id)  # type: ignore[arg-type]
+        elif op == "with":
+            answer = index.together(request.entity, request.other_entity, until, video_id)
+        else:
+            answer = getattr(index, op)(event, until, video_id)
+        return self._headline(answer, event), [self._evidence(i, 1.0) for i in answer.intervals]
+
+    def _headline(self, answer: Answer, event: Event) -> str:
+        if answer.match is None:
+            return f"no interval of {event.label!r} recorded"
+        how = f" ({answer.match} match)"
+        spans = answer.intervals
+        if answer.operation == "order":
+            return "earliest first: " + " < ".join(
+                f"{label} at {self.time(i.t_start)}" for label, i in zip(answer.order, spans)) + how
+        if answer.operation == "duration" and answer.duration is not None:
+            total = sum(i.duration for i in spans)
+            return (f"{event.label}: latest interval lasted {_seconds(answer.duration)}; {answer.count} interval(s), "
+                    f"{_seconds(total)} in all" + how)
+        if answer.operation in ("first", "last") and spans:
+            return f"{answer.operation} {event.label}: {self.time.span(spans[0].t_start, spans[0].t_end)} " \
+                   f"(of {answer.count} interval(s))" + how
+        if answer.operation == "with":
+            people = dict.fromkeys(i.subject for i in spans)
+            return f"together: {'; '.join(people)}" + how if spans else "nobody recorded together" + how
+        return f"{event.label}: {answer.count} interval(s)" + how
+
+    def _evidence(self, interval: Interval, score: float) -> Evidence:
+        text = f"{interval.text} ({interval.windows} window(s), {_seconds(interval.duration)})"
+        return Evidence(interval.t_start, interval.t_end, text, SOURCE, score, interval.video_id)
+
+
+def _seconds(value: float) -> str:
+    """A duration as people say it: "45 s", "3 min 20 s", "1 h 05 min"."""
+    total = int(round(value))
+    if total < 60:
+        return f"{total} s"
+    if total < 3600:
+        return f"{total // 60} min {total % 60:02d} s"
+    return f"{total // 3600} h {total % 3600 // 60:02d} min"
+
+
+def reset(store: Store, video_ids: Sequence[str]) -> None:
+    """The facts are built corpus-wide; any reset rewrites them all."""
+    timeline_index.reset(store)
