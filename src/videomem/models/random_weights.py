@@ -19,15 +19,9 @@ from typing import Any, Literal
 
 Shape = Literal["tiny", "3b", "7b"]
 
-SPECIAL_TOKENS = [
-    "<|endoftext|>",
-    "<|im_start|>",
-    "<|im_end|>",
-    "<|vision_start|>",
-    "<|vision_end|>",
-    "<|image_pad|>",
-    "<|video_pad|>",
-]
+VISION_TOKENS = ["<|vision_start|>", "<|vision_end|>", "<|image_pad|>", "<|video_pad|>"]
+"""The markers only the processor writes, around and for each image or video."""
+SPECIAL_TOKENS = ["<|endoftext|>", "<|im_start|>", "<|im_end|>", *VISION_TOKENS]
 
 CHAT_TEMPLATE = (
     "{% for message in messages %}<|im_start|>{{ message['role'] }}\n"
@@ -101,10 +95,15 @@ def train_tokenizer(vocab: int, corpus: list[str] | None = None) -> Any:
 
 def save_checkpoint(model: Any, processor: Any, directory: Path) -> Path:
     """Save a random Qwen VL and its processor to `directory` like a hub checkpoint, generation
-    ending at <|im_end|> and padding with <|endoftext|>. Returns `directory`."""
+    ending at <|im_end|>, padding with <|endoftext|> and never writing a vision marker. Returns
+    `directory`."""
     tokenizer = processor.tokenizer
     model.generation_config.eos_token_id = tokenizer.convert_tokens_to_ids("<|im_end|>")
     model.generation_config.pad_token_id = tokenizer.convert_tokens_to_ids("<|endoftext|>")
+    # Random weights write any token; a trained Qwen never writes its vision markers. Servers that
+    # return them as text (`transformers serve` does for Qwen) would hand back a reply that, quoted
+    # in the next prompt, counts as an image or video the request does not carry.
+    model.generation_config.suppress_tokens = tokenizer.convert_tokens_to_ids(VISION_TOKENS)
     directory.mkdir(parents=True, exist_ok=True)
     model.save_pretrained(directory)
     processor.save_pretrained(directory)
