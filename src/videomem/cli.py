@@ -49,8 +49,11 @@ def _models_factory(path: Path | None):
 
 @app.command()
 def ingest(
-    paths: Annotated[list[Path], typer.Argument(help="Video files or directories (searched recursively).")],
     store: StoreOpt,
+    paths: Annotated[
+        Optional[list[Path]],
+        typer.Argument(help="Video files or directories (searched recursively). None: memory from --captions alone."),
+    ] = None,
     pipeline: Annotated[
         Optional[Path], typer.Option("--pipeline", help="Pipeline profile. Default: pipelines/default.yaml.")
     ] = None,
@@ -67,7 +70,11 @@ def ingest(
     force: Annotated[bool, typer.Option("--force", help="Redo stages already done.")] = False,
     captions: Annotated[
         Optional[Path],
-        typer.Option("--captions", help="EgoLifeCap DenseCaption folder of one person: imported as clip captions (no VLM pass)."),
+        typer.Option(
+            "--captions",
+            help="EgoLifeCap DenseCaption folder of one person: imported as clip captions (no VLM pass). "
+            "With no video paths, the memory is built from the captions (and --transcripts) alone, with no frames.",
+        ),
     ] = None,
     transcripts: Annotated[
         Optional[Path], typer.Option("--transcripts", help="EgoLifeCap Transcript folder of one person: imported as clip speech.")
@@ -97,8 +104,8 @@ def ingest(
         raise VideomemError("--ray-actors: sizes the actor pools of a Ray ingest; add --ray")
     cfg = load_pipeline(pipeline)
     chosen = [s.strip() for s in stages.split(",") if s.strip()] if stages else None
-    sources, missing = discover_sources(paths, timeline)
-    if not sources:  # nothing to ingest: leave no empty store behind
+    sources, missing = discover_sources(paths or [], timeline)
+    if paths and not sources:  # nothing to ingest: leave no empty store behind
         _print_failures(missing)
         raise typer.Exit(1)
     cluster = RayOptions(ray_address, ray_actors) if ray or ray_address else None
@@ -106,14 +113,16 @@ def ingest(
         connect(cluster)
     with Store(store, create=True) as db:
         report = run_ingest(
-            paths, db, cfg, _models_factory(models), stages=chosen, timeline=timeline, workers=workers, force=force,
+            paths or [], db, cfg, _models_factory(models), stages=chosen, timeline=timeline, workers=workers, force=force,
             captions=captions, transcripts=transcripts,
             ray=cluster,
         )
     for result in report.results:
         restored = f", {result.repaired} file(s) restored" if result.repaired else ""
+        note = f" ({result.note})" if result.note else ""
         out.print(
-            f"{result.stage}: {result.done} done, {result.skipped} already done, {len(result.failures)} failed{restored}"
+            f"{result.stage}: {result.done} done, {result.skipped} already done, {len(result.failures)} failed{restored}{note}",
+            soft_wrap=True,
         )
     for role, usage in sorted(report.usage.items()):
         out.print(
