@@ -9,6 +9,7 @@ whose id already names a different file in the store.
 from __future__ import annotations
 
 import importlib
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -186,7 +187,9 @@ def ingest(
             if isinstance(stage, StreamedStages):
                 report.results += stage.run(ctx, sources)
             else:
+                started = time.perf_counter()
                 report.results.append(stage.run(ctx, sources))
+                report.results[-1].seconds = time.perf_counter() - started
     if ctx.models_built is not None:
         report.usage = ctx.models_built.meter.by_role()
     return report
