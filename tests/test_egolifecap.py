@@ -380,6 +380,7 @@ def test_captions_alone_need_the_captions_folder(release, tmp_path, run_cli) -> 
     only_speech = run_cli("ingest", "--timeline", "egolife", "--store", tmp_path / "s",
                           "--transcripts", release / "Transcript" / "A1_JAKE")
     assert only_speech.code == 2 and "pass videos, or --captions" in only_speech.stderr
+    assert not (tmp_path / "s").exists()  # refused before any store is made
 
 
 # ----------------------------------------------------------------------------- WorldMM's released captions

@@ -92,7 +92,8 @@ def ingest(
     ] = None,
 ) -> None:
     """Build (or resume) a store: sample clips and frames, caption them, extract objects, build
-    episodic memory, embed visual segments."""
+    episodic memory, embed visual segments. With --captions and no video paths, from the
+    captions (and --transcripts) alone: clips with no frames."""
     from videomem.pipeline.ray_runner import RayOptions, connect
     from videomem.pipeline.runner import discover_sources
     from videomem.pipeline.runner import ingest as run_ingest
@@ -102,6 +103,9 @@ def ingest(
         raise VideomemError(f"--timeline: {timeline!r} is not one of: single, egolife")
     if ray_actors is not None and not (ray or ray_address):
         raise VideomemError("--ray-actors: sizes the actor pools of a Ray ingest; add --ray")
+    if not paths and captions is None:  # refused before a store is made
+        raise VideomemError("no video files given: pass videos, or --captions (with --transcripts) to build the memory "
+                            "from the captions alone")
     cfg = load_pipeline(pipeline)
     chosen = [s.strip() for s in stages.split(",") if s.strip()] if stages else None
     sources, missing = discover_sources(paths or [], timeline)
