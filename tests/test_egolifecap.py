@@ -155,10 +155,11 @@ def test_egolifecap_builds_memory_with_no_vision_call_and_answers(corpus, tmp_pa
     assert [(round(t - start), source) for t, _, source in events] == [(0, "egolifecap"), (10, "egolifecap"),
                                                                        (20, "egolifecap"), (30, "egolifecap"),
                                                                        (40, "egolifecap")]
-    texts = [text for _, text, _ in events]
-    assert texts[0] == " ".join(c[2] for c in CAPTIONS["DAY1/DAY1_A1_JAKE_11000000.srt"][:2])
-    assert texts[1] == "Alice puts the screwdriver in the red toolbox."
-    assert texts[2] == texts[3] == "Lucia carries a blue vase to the table."  # across the hour and the files
+    texts = [text for _, text, _ in events]  # the clip's caption cues, then its speech
+    assert texts[0] == " ".join(c[2] for c in CAPTIONS["DAY1/DAY1_A1_JAKE_11000000.srt"][:2]) + " OK, let's start."
+    assert texts[1] == "Alice puts the screwdriver in the red toolbox. Pass me the screwdriver."
+    assert texts[2] == "Lucia carries a blue vase to the table. Pass me the screwdriver."
+    assert texts[3] == "Lucia carries a blue vase to the table."  # across the hour and the files
     assert texts[4] == "Shure在沙发上弹吉他。"  # kept as written: the offline backend cannot translate
 
     speech = _rows(store_dir, "SELECT c.idx, c.video_id, t.text, t.source FROM transcripts t "
@@ -251,3 +252,211 @@ def test_import_needs_the_egolife_timeline_and_readable_folders(corpus, tmp_path
             ingest([corpus / "videos"], store, pipeline, ModelSet.from_file, timeline="egolife",
                    transcripts=tmp_path / "absent")
         assert not store.query("SELECT 1 FROM clips")  # refused before any video was decoded
+
+
+# ----------------------------------------------------------------------------- memory from the files alone
+
+# Cues copied as released: A1_JAKE's DAY1 11:00 files (DenseCaption and Transcript), first cues.
+REAL_CAPTIONS = [
+    ("00:09:43,500", "00:09:44,800", "我拿着手机"),
+    ("00:09:45,000", "00:09:47,366", "我面向餐桌拿着手机"),
+    ("00:09:47,866", "00:09:49,266", "我讲了句话"),
+    ("00:09:59,900", "00:10:02,800", "我把 手机放到餐桌中间"),
+    ("00:10:07,233", "00:10:12,366", "Katrina递给Alice，又传给Tasha"),
+]
+REAL_TRANSCRIPTS = [
+    ("00:09:47,100", "00:09:50,766", "Jake: 好然后一个秒表\nJake: Okay, then we need a stopwatch."),
+    ("00:09:54,700", "00:09:55,700", "Shure:  时间戳呗\nShure: Mark a timestamp, right?"),
+    ("00:09:56,033", "00:09:56,833", "Jake: 对 戳一下\nJake: Yes, mark it."),
+    ("00:10:00,233", "00:10:01,200", "Jake: 来都戳一下\nJake: Come on, everyone mark it."),
+    ("00:10:34,166", "00:10:35,266", "Jake: 传过去戳一下哎\nJake: Pass it along and mark it, hey."),  # speech alone
+]
+HOUR_FILE = "DAY1/A1_JAKE_DAY1_11000000.srt"
+
+
+def test_transcript_cues_keep_their_speaker(tmp_path: Path) -> None:
+    transcripts = _tree(tmp_path / "Transcript" / "A1_JAKE", {HOUR_FILE: REAL_TRANSCRIPTS})
+    segments = read_egolifecap(hour_files(transcripts), "transcripts")
+    assert [(s.speaker, s.text) for s in segments[:2]] == [
+        ("Jake", "Okay, then we need a stopwatch."), ("Shure", "Mark a timestamp, right?")
+    ]
+    # A cue that names nobody keeps its line as it is (the older fixtures above).
+    plain = read_egolifecap(hour_files(_tree(tmp_path / "plain", TRANSCRIPTS)), "transcripts")
+    assert [(s.speaker, s.text) for s in plain][:1] == [(None, "OK, let's start.")]
+
+
+@pytest.fixture(scope="module")
+def release(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One person's EgoLifeCap files (real cues), the egolife pipeline's grid and stages, and two
+    of that person's videos as EgoLife cuts them (the first starts off the 30-s grid)."""
+    root = tmp_path_factory.mktemp("release")
+    _tree(root / "DenseCaption" / "A1_JAKE", {HOUR_FILE: REAL_CAPTIONS})
+    _tree(root / "Transcript" / "A1_JAKE", {HOUR_FILE: REAL_TRANSCRIPTS})
+    (root / "pipeline.yaml").write_text(
+        "name: captions-only-test\nclip_seconds: 30\nframes_per_clip: 1\n"
+        "stages: [sample, transcribe, caption, objects, episodic, semantic, visual]\nepisodic_scales: [30, 180]\n"
+    )
+    make_video(root / "videos" / "DAY1_A1_JAKE_11094208.mp4", seconds=17.6, size=(64, 48), fps=2, gop=4)
+    make_video(root / "videos" / "DAY1_A1_JAKE_11100000.mp4", seconds=30, size=(64, 48), fps=2, gop=4)
+    return root
+
+
+def test_memory_from_the_captions_alone_then_the_videos_add_frames(release, tmp_path, run_cli) -> None:
+    from videomem.agent.tools import NO_FRAMES, Memories, Toolbox
+    from videomem.config import AgentConfig
+
+    store_dir = tmp_path / "store"
+    files = ["--timeline", "egolife", "--pipeline", release / "pipeline.yaml", "--store", store_dir,
+             "--captions", release / "DenseCaption" / "A1_JAKE", "--transcripts", release / "Transcript" / "A1_JAKE"]
+    built = run_cli("ingest", *files)
+    assert built.code == 0, built.output
+    assert "sample: 3 done, 0 already done, 0 failed (no video files: clips on the 30-s grid, no frames)" in built.stdout
+    for stage in ("transcribe", "visual"):
+        assert f"{stage}: 0 done, 0 already done, 0 failed (skipped: it needs the videos" in built.stdout
+    assert "vlm:" not in built.stdout  # no vision-model call
+
+    start = H11 + 9 * 60 + 30
+    clips = _rows(store_dir, "SELECT id, video_id, idx, t_start, t_end FROM clips ORDER BY t_start")
+    assert [(v, i, t0 - start, t1 - start) for _, v, i, t0, t1 in clips] == [
+        ("A1_JAKE_DAY1_11000000", 19, 0, 30), ("A1_JAKE_DAY1_11000000", 20, 30, 60),
+        ("A1_JAKE_DAY1_11000000", 21, 60, 90),  # speech alone
+    ]
+    assert _rows(store_dir, "SELECT fps, path FROM videos") == [(0.0, str(release / "DenseCaption" / "A1_JAKE"))]
+    assert not _rows(store_dir, "SELECT 1 FROM frames")
+    events = [text for (text,) in _rows(store_dir, "SELECT text FROM events ORDER BY t_start")]
+    assert events[0] == ("我拿着手机 我面向餐桌拿着手机 我讲了句话 我把 手机放到餐桌中间 Jake: Okay, then we need a stopwatch. "
+                         "Shure: Mark a timestamp, right? Jake: Yes, mark it.")
+    assert events[2] == "Jake: Pass it along and mark it, hey."
+    speakers = _rows(store_dir, "SELECT speaker, text FROM transcripts ORDER BY t_start, clip_id")
+    assert speakers[1] == ("Shure", "Mark a timestamp, right?") and {s for s, _ in speakers} == {"Jake", "Shure"}
+
+    # Who said what: a person record per speaker, a triplet per line, the speakers among the entities.
+    people = _rows(store_dir, "SELECT name, value FROM object_observations WHERE kind = 'person' ORDER BY t_start, name")
+    assert ("Shure", "says: Mark a timestamp, right?") in people
+    assert ("Shure", "said", "Mark a timestamp, right?") in _rows(
+        store_dir, "SELECT subject, relation, object FROM episodic_triplets")
+    coarse = _rows(store_dir, "SELECT e.name FROM episodic_entities e JOIN episodic_captions c ON c.id = e.caption_id "
+                              "WHERE c.scale = 180")
+    assert {"jake", "shure"} <= {name.casefold() for (name,) in coarse}
+
+    # The evidence shows who spoke; the tools that look at frames say there are none.
+    with Store(store_dir, read_only=True) as db:
+        models = ModelSet(load_models())
+        found = open_memory("events", db, models).retrieve("Who said to mark a timestamp?", 1)
+        assert "Shure: Mark a timestamp, right?" in found[0].text
+        cfg = AgentConfig(tools=("video.qa", "memory.visual"))
+        toolbox = Toolbox(db, models, Memories.open(db, models, cfg), cfg)
+        asked = toolbox.call("video.qa", {"question": "What is on the table?", "t_start": start, "t_end": start + 30})
+        assert asked.observation == NO_FRAMES.format(tool="video.qa")
+        assert toolbox.call("memory.visual", {"query": "a phone"}).observation == NO_FRAMES.format(tool="memory.visual")
+
+    # Nothing is done twice; then the videos add frames to the same clips.
+    again = run_cli("ingest", *files)
+    assert again.code == 0 and "sample: 0 done, 3 already done" in again.stdout
+    imported = _rows(store_dir, "SELECT clip_id, text, source FROM events ORDER BY clip_id")
+    videos = run_cli("ingest", release / "videos", *files[:-4])
+    assert videos.code == 0, videos.output
+    assert "vlm:" not in videos.stdout, videos.stdout  # the adopted clips keep their imported captions
+    after = _rows(store_dir, "SELECT id, video_id, idx, t_start, t_end FROM clips ORDER BY t_start")
+    assert [c[0] for c in after] == [c[0] for c in clips]  # the same clips, no new ones
+    assert [(v, i) for _, v, i, *_ in after] == [
+        ("DAY1_A1_JAKE_11094208", 0), ("DAY1_A1_JAKE_11100000", 0), ("A1_JAKE_DAY1_11000000", 21)
+    ]
+    assert after[0][3] == pytest.approx(start + 12.4)  # the video's own span
+    framed = _rows(store_dir, "SELECT DISTINCT clip_id, video_id FROM frames ORDER BY clip_id")
+    assert framed == [(clips[0][0], "DAY1_A1_JAKE_11094208"), (clips[1][0], "DAY1_A1_JAKE_11100000")]
+    assert _rows(store_dir, "SELECT clip_id, text, source FROM events ORDER BY clip_id") == imported
+    assert _rows(store_dir, "SELECT DISTINCT video_id FROM events WHERE clip_id = ?".replace("?", str(clips[0][0]))) == [
+        ("DAY1_A1_JAKE_11094208",)
+    ]
+    done = {u for (u,) in _rows(store_dir, "SELECT unit FROM stage_progress WHERE stage = 'objects'")}
+    assert {"DAY1_A1_JAKE_11094208:0", "DAY1_A1_JAKE_11100000:0"} <= done  # nothing redone
+    assert _rows(store_dir, "SELECT COUNT(*) FROM visual_segments")[0][0] > 0
+    assert run_cli("ingest", *files).code == 0  # the files again: the adopted windows are not made twice
+    assert len(_rows(store_dir, "SELECT id FROM clips")) == 3
+
+
+def test_captions_alone_need_the_captions_folder(release, tmp_path, run_cli) -> None:
+    only_speech = run_cli("ingest", "--timeline", "egolife", "--store", tmp_path / "s",
+                          "--transcripts", release / "Transcript" / "A1_JAKE")
+    assert only_speech.code == 2 and "pass videos, or --captions" in only_speech.stderr
+    assert not (tmp_path / "s").exists()  # refused before any store is made
+
+
+# ----------------------------------------------------------------------------- WorldMM's released captions
+
+def _worldmm(start: str, end: str, text: str, date: str = "DAY1") -> dict:
+    return {"start_time": start, "end_time": end, "text": text, "date": date,
+            "video_path": f"/EgoLife/A1_JAKE/{date}/{date}_A1_JAKE_{start}.mp4"}
+
+
+WORLDMM = {  # the layout of WorldMM's data/EgoLife/caption.zip: one list per scale, English, first person
+    "A1_JAKE_30sec.json": [
+        _worldmm("11094250", "11100000", "I hold my phone at the dining table and ask for a stopwatch."),  # FF >= 20
+        _worldmm("11100000", "11103000", "I pass the phone around the table so everyone can mark the time."),
+        _worldmm("11103000", "11110000", "Katrina hands the phone to Alice, who passes it on to Tasha."),
+        _worldmm("11110000", "11113000", "I put the phone away and open the whiteboard."),
+    ],
+    "A1_JAKE_3min.json": [
+        _worldmm("11094250", "11113000", "At the dining table I start a stopwatch and everyone marks a timestamp on my phone."),
+    ],
+    "A1_JAKE_10min.json": [
+        _worldmm("11094250", "11113000", "The group gathers at the table in the morning to synchronise their timestamps."),
+    ],
+    "A1_JAKE_1h.json": [
+        _worldmm("11094250", "11113000", "Morning of the first day: the housemates meet and set up the timestamps."),
+    ],
+}
+
+
+def test_worldmm_captions_import_at_their_scales(release, tmp_path, monkeypatch) -> None:
+    folder = tmp_path / "caption"
+    folder.mkdir()
+    for name, entries in WORLDMM.items():
+        (folder / name).write_text(json.dumps(entries), encoding="utf-8")
+    models = ModelSet(load_models())
+    monkeypatch.setattr(models.language, "summarise", lambda groups: pytest.fail(f"summarised again: {groups}"))
+    pipeline = load_pipeline("pipelines/egolife.yaml")
+
+    def run() -> object:  # the stages with episodic captions (the object memory summarises objects)
+        with Store(tmp_path / "store", create=True) as store:
+            return ingest([], store, pipeline, lambda: models, timeline="egolife", show_progress=False,
+                          stages=["sample", "caption", "episodic"],
+                          captions=folder, transcripts=release / "Transcript" / "A1_JAKE")
+
+    report = run()
+    assert report.ok, report.all_failures()
+    start = H11 + 9 * 60 + 30
+    events = _rows(tmp_path / "store", "SELECT t_start - ?, text, source FROM events ORDER BY t_start".replace("?", str(start)))
+    assert [(t, source) for t, _, source in events] == [(0, "worldmm"), (30, "worldmm"), (60, "worldmm"), (90, "worldmm")]
+    assert events[2][1].startswith("Katrina hands the phone to Alice, who passes it on to Tasha. Jake: Pass it along")
+    scales = _rows(tmp_path / "store", "SELECT scale, t_start, t_end, text FROM episodic_captions WHERE scale > 30 ORDER BY scale")
+    assert [(scale, text) for scale, _, _, text in scales] == [
+        (180.0, WORLDMM["A1_JAKE_3min.json"][0]["text"]), (600.0, WORLDMM["A1_JAKE_10min.json"][0]["text"]),
+        (3600.0, WORLDMM["A1_JAKE_1h.json"][0]["text"]),
+    ]
+    assert scales[0][1] == pytest.approx(H11 + 9 * 60 + 42.5) and scales[0][2] == H11 + 11 * 60 + 30  # FF 50: .50 s
+    assert len(_rows(tmp_path / "store", "SELECT 1 FROM episodic_captions WHERE scale = 30")) == 4  # the clip captions
+    entities = _rows(tmp_path / "store", "SELECT DISTINCT c.scale FROM episodic_entities e "
+                                          "JOIN episodic_captions c ON c.id = e.caption_id")
+    assert {scale for (scale,) in entities} == {30.0, 180.0, 600.0, 3600.0}  # the imported ones read for the graph
+
+    with Store(tmp_path / "store", read_only=True) as db:
+        found = open_memory("episodic", db, models).retrieve("When did everyone mark a timestamp on the phone?", 5)
+    assert any(e.scale == 180 and e.text == WORLDMM["A1_JAKE_3min.json"][0]["text"] for e in found)
+
+    again = run()  # nothing imported or rebuilt twice
+    assert {r.stage: r.done for r in again.results}["episodic"] == 0
+    assert len(_rows(tmp_path / "store", "SELECT 1 FROM episodic_captions WHERE scale > 30")) == 3
+
+
+def test_worldmm_caption_files_are_checked(tmp_path) -> None:
+    from videomem.video.worldmmcap import caption_files, read_captions
+
+    (tmp_path / "A1_JAKE_30sec.json").write_text(json.dumps([_worldmm("11094208", "11100000", "x", date="Day one")]))
+    assert caption_files(tmp_path / "A1_JAKE_30sec.json") == {30.0: tmp_path / "A1_JAKE_30sec.json"}
+    with pytest.raises(TranscriptError, match=r"A1_JAKE_30sec.json: entry 0: date: 'Day one' is not DAYn"):
+        read_captions(tmp_path / "A1_JAKE_30sec.json")
+    (tmp_path / "A2_ALICE_30sec.json").write_text("[]")
+    with pytest.raises(TranscriptError, match="two people"):
+        caption_files(tmp_path)

@@ -51,8 +51,11 @@ def _models_factory(path: Path | None):
 
 @app.command()
 def ingest(
-    paths: Annotated[list[Path], typer.Argument(help="Video files or directories (searched recursively).")],
     store: StoreOpt,
+    paths: Annotated[
+        Optional[list[Path]],
+        typer.Argument(help="Video files or directories (searched recursively). None: memory from --captions alone."),
+    ] = None,
     pipeline: Annotated[
         Optional[Path], typer.Option("--pipeline", help="Pipeline profile: a YAML file or a shipped name. Default: default.")
     ] = None,
@@ -69,7 +72,11 @@ def ingest(
     force: Annotated[bool, typer.Option("--force", help="Redo stages already done.")] = False,
     captions: Annotated[
         Optional[Path],
-        typer.Option("--captions", help="EgoLifeCap DenseCaption folder of one person: imported as clip captions (no VLM pass)."),
+        typer.Option(
+            "--captions",
+            help="EgoLifeCap DenseCaption folder of one person: imported as clip captions (no VLM pass). "
+            "With no video paths, the memory is built from the captions (and --transcripts) alone, with no frames.",
+        ),
     ] = None,
     transcripts: Annotated[
         Optional[Path], typer.Option("--transcripts", help="EgoLifeCap Transcript folder of one person: imported as clip speech.")
@@ -87,7 +94,8 @@ def ingest(
     ] = None,
 ) -> None:
     """Build (or resume) a store: sample clips and frames, caption them, extract objects, build
-    episodic memory, embed visual segments."""
+    episodic memory, embed visual segments. With --captions and no video paths, from the
+    captions (and --transcripts) alone: clips with no frames."""
     from videomem.pipeline.ray_runner import RayOptions, connect
     from videomem.pipeline.runner import check_request, discover_sources
     from videomem.pipeline.runner import ingest as run_ingest
@@ -97,11 +105,14 @@ def ingest(
         raise VideomemError(f"--timeline: {timeline!r} is not one of: single, egolife")
     if ray_actors is not None and not (ray or ray_address):
         raise VideomemError("--ray-actors: sizes the actor pools of a Ray ingest; add --ray")
+    if not paths and captions is None:  # refused before a store is made
+        raise VideomemError("no video files given: pass videos, or --captions (with --transcripts) to build the memory "
+                            "from the captions alone")
     cfg = load_pipeline(pipeline)
     chosen = [s.strip() for s in stages.split(",") if s.strip()] if stages else None
     check_request(cfg, chosen, captions, transcripts, timeline)  # a refused ingest leaves no empty store behind
-    sources, missing = discover_sources(paths, timeline)
-    if not sources:  # nothing to ingest: leave no empty store behind
+    sources, missing = discover_sources(paths or [], timeline)
+    if paths and not sources:  # nothing to ingest: leave no empty store behind
         _print_failures(missing)
         raise typer.Exit(1)
     cluster = RayOptions(ray_address, ray_actors) if ray or ray_address else None
@@ -110,14 +121,16 @@ def ingest(
         connect(cluster)
     with Store(store, create=True) as db:
         report = run_ingest(
-            paths, db, cfg, _models_factory(models), stages=chosen, timeline=timeline, workers=workers, force=force,
+            paths or [], db, cfg, _models_factory(models), stages=chosen, timeline=timeline, workers=workers, force=force,
             captions=captions, transcripts=transcripts,
             ray=cluster,
         )
     for result in report.results:
         restored = f", {result.repaired} file(s) restored" if result.repaired else ""
+        note = f" ({result.note})" if result.note else ""
         out.print(
-            f"{result.stage}: {result.done} done, {result.skipped} already done, {len(result.failures)} failed{restored}"
+            f"{result.stage}: {result.done} done, {result.skipped} already done, {len(result.failures)} failed{restored}{note}",
+            soft_wrap=True,
         )
     for role, usage in sorted(report.usage.items()):
         out.print(

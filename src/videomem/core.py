@@ -120,6 +120,10 @@ class StageResult:
     """(what failed — a file or unit —, one-line reason)."""
     repaired: int = 0
     """Derived files restored for work already done (frames deleted from the store)."""
+    note: str = ""
+    """What the stage did not do and why, for the summary (a stage skipped with no video files)."""
+    seconds: float = 0.0
+    """Wall time of the stage's run (0 for stages streamed into each other)."""
 
 
 @dataclass

@@ -38,6 +38,11 @@ FINISH = "finish"
 """Always available; planners know it by name, so it is not listed among the tool schemas."""
 SHOWN_CHARS = 240
 """Characters of each memory entry quoted in a retrieval observation (evidence keeps all)."""
+NO_FRAMES = (
+    "This store has no frames: its memory was built from captions alone, with no video files, so {tool} "
+    "cannot look at the footage; use the text memories (ingest the videos into the store to add frames)"
+)
+"""What `video.qa` and `memory.visual` answer in a store built from captions alone."""
 DESCRIBE_FRAMES = "Describe what these frames show: people, objects, colours, places and any written text."
 """What `memory.visual` asks about frames when the toolbox was given no question."""
 
@@ -158,6 +163,7 @@ class Toolbox:
         """The question being answered, which `memory.visual` puts to the vision model."""
         self.time = TimeText(timeline_kind(store))
         self._several_videos = video_id is None and store.query("SELECT COUNT(*) AS n FROM videos")[0]["n"] > 1
+        self._has_frames = bool(store.query("SELECT 1 FROM frames LIMIT 1"))
         functions = {"video.retrieval": self.retrieval, "video.rag": self.rag, "video.qa": self.qa}
         functions |= {tool_name(name): self._memory_tool(name, entry) for name, entry in MEMORIES.items()}
         functions[tool_name("timeline")] = self.timeline
@@ -218,6 +224,8 @@ class Toolbox:
         details the text memory may lack (appearance, positions, states, on-screen text)."""
         if t_end < t_start:
             raise ToolCallError(f"invalid arguments for video.qa: t_end ({t_end}) is before t_start ({t_start})")
+        if not self._has_frames:
+            return ToolResult(NO_FRAMES.format(tool="video.qa"))
         frames = visible_frames(self.store, t_start, max(t_end, t_start + 1e-3), self.until, self.video_id)
         if not frames:
             return ToolResult(f"No frames recorded between {self.time(t_start)} and {self.time(t_end)}" + self._before())
@@ -262,6 +270,8 @@ class Toolbox:
             details text memory lacks: appearance, colours, positions.
 
             Text queries list the `top_k` segments; the model looks at the first `visual.inspect`."""
+            if not self._has_frames:
+                return ToolResult(NO_FRAMES.format(tool=tool_name(name)))
             memory = cast(FrameMemory, self.memories[name])
             try:
                 span = parse_range(query)

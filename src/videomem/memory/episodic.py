@@ -11,6 +11,13 @@ inputs (language model, `summarise`); a window holding one input takes it as it 
 finest scale equal to the clip length costs no model call. A window stores the footage it actually holds (first start to last end), so a question
 asked before that end cannot see it — finer windows answer for the part already recorded.
 
+**Imported scales.** A scale whose captions were imported as released (WorldMM's EgoLife
+captions, pipeline/imports.py) keeps them: each is a window of its own, taken as it is, and only
+its entities and triplets are read; the next scale up builds on them like on built captions.
+
+**Speakers.** The named speakers heard in a window join its entities, and on the scale built
+from the clips each line they said is a `(speaker, said, words)` triplet (memory/speakers.py).
+
 **Incremental.** Each window stores a digest of its inputs. A run recomputes the digests from
 SQLite, scale by scale, and rewrites only windows whose inputs changed (new footage, or a
 partial window that filled up) together with their entities and triplets, one window per
@@ -39,6 +46,7 @@ from videomem.config import EpisodicSettings, PipelineConfig
 from videomem.core import ProgressFactory, StageResult
 from videomem.errors import ModelError
 from videomem.evidence import Evidence
+from videomem.memory.speakers import said_between, speaker_entities, speech_triplets
 from videomem.memory.graph import Passage, PassageGraph, SavedGraph, TextVectors, fingerprint, saved_sizes
 from videomem.models.base import RankCandidate
 from videomem.models.registry import ModelSet
@@ -48,6 +56,10 @@ from videomem.store.vectors import embedder_identity
 
 STAGE = "episodic"
 SOURCE = "episodic"
+IMPORTED = "imported:"
+"""`inputs_hash` prefix of a caption imported as it is (WorldMM's released scales, written by
+pipeline/imports.py): its scale is not built from finer captions; after the prefix, the digest
+of the text its entities and triplets were read from (empty until they are)."""
 SETTINGS_KEY = "episodic_build"
 """`meta` row holding the build settings the graphs need at query time (synonym threshold)."""
 
@@ -69,6 +81,7 @@ class _Window:
     scope: str
     idx: int
     inputs: list[_Item]
+    imported: bool = False
 
     @property
     def key(self) -> tuple[str, int]:
@@ -88,7 +101,8 @@ class _Window:
 
     @property
     def digest(self) -> str:
-        return fingerprint(self.scale, [[list(i.videos), i.t_start, i.t_end, i.text] for i in self.inputs])
+        digest = fingerprint(self.scale, [[list(i.videos), i.t_start, i.t_end, i.text] for i in self.inputs])
+        return IMPORTED + digest if self.imported else digest
 
     def as_item(self, text: str) -> _Item:
         return _Item(self.scope, self.videos, self.t_start, self.t_end, text)
@@ -138,7 +152,7 @@ class EpisodicMemory:
         for scale in cfg.episodic_scales:
             finer = [f for f in built if nests(f, scale)]
             written = self._build_scale(scale, built[finer[-1]] if finer else clips, cfg.episodic_batch_size,
-                                        progress, result)
+                                        progress, result, from_clips=not finer)
             if written is None:
                 break
             built[scale] = written
@@ -157,11 +171,18 @@ class EpisodicMemory:
         ]
 
     def _build_scale(
-        self, scale: float, items: list[_Item], batch_size: int, progress: ProgressFactory | None, result: StageResult
+        self,
+        scale: float,
+        items: list[_Item],
+        batch_size: int,
+        progress: ProgressFactory | None,
+        result: StageResult,
+        *,
+        from_clips: bool,
     ) -> list[_Item] | None:
         """Rewrite the windows of one scale whose inputs changed; their captions as the next
         scale's items, or None when a model failure stopped the run."""
-        windows = windows_of(items, scale)
+        windows = self._imported_windows(scale) or windows_of(items, scale)
         stored = {
             (r["scope"], r["idx"]): (r["id"], r["inputs_hash"], r["text"])
             for r in self.store.query("SELECT id, scope, idx, inputs_hash, text FROM episodic_captions WHERE scale = ?", (scale,))
@@ -178,7 +199,7 @@ class EpisodicMemory:
             for start in range(0, len(todo), batch_size):
                 batch = todo[start : start + batch_size]
                 try:
-                    texts |= self._write_batch(batch)
+                    texts |= self._write_batch(batch, from_clips)
                 except ModelError as exc:
                     left = len(todo) - start
                     result.failures.append(
@@ -193,9 +214,25 @@ class EpisodicMemory:
                 bar.close()
         return [w.as_item(texts[key]) for key, w in windows.items()]
 
-    def _write_batch(self, batch: list[_Window]) -> dict[tuple[str, int], str]:
+    def _imported_windows(self, scale: float) -> dict[tuple[str, int], _Window]:
+        """The captions imported at this scale, each a window of its own (its one input taken
+        as it is, so no summary is written); none when the scale was not imported."""
+        rows = self.store.query(
+            "SELECT scope, idx, video_id, t_start, t_end, text FROM episodic_captions "
+            "WHERE scale = ? AND inputs_hash LIKE ? ORDER BY t_start, idx",
+            (scale, IMPORTED + "%"),
+        )
+        return {
+            (r["scope"], r["idx"]): _Window(
+                scale, r["scope"], r["idx"], [_Item(r["scope"], (r["video_id"],), r["t_start"], r["t_end"], r["text"])], True
+            )
+            for r in rows
+        }
+
+    def _write_batch(self, batch: list[_Window], from_clips: bool) -> dict[tuple[str, int], str]:
         """Caption, entities and triplets of each window (model calls on the whole batch), then
-        one transaction per window."""
+        one transaction per window. The speakers heard in a window join its entities; on the
+        scale built from the clips, each line they said is a triplet too (`memory/speakers.py`)."""
         language = self.models.language
         merged = [w for w in batch if len(w.inputs) > 1]
         summaries = language.summarise([[i.text for i in w.inputs] for w in merged]) if merged else []
@@ -209,6 +246,10 @@ class EpisodicMemory:
             raise RuntimeError(f"{len(texts)} captions got {len(entities)} entity lists and {len(triplets)} triplet lists")
         for window, text, names, facts in zip(batch, texts, entities, triplets):
             videos = window.videos
+            said = said_between(self.store, videos, window.t_start, window.t_end)
+            names = speaker_entities(names, said)
+            if from_clips:
+                facts = [*facts, *speech_triplets(said)]
             with self.store.transaction() as tx:
                 tx.execute(
                     "DELETE FROM episodic_captions WHERE scale = ? AND scope = ? AND idx = ?",

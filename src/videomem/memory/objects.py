@@ -4,7 +4,8 @@ Per clip, the vision model lists the people and objects it sees as records — k
 appearance, identity cues; value: what the entity does or its state in that clip
 (`pipeline/vision_pass.py`: from the same request as the clip's caption when a run builds both).
 A clip whose caption was imported (EgoLifeCap) gets no vision pass: the text model reads its
-records from that caption instead. Each record
+records from that caption instead, and each named speaker of its transcript is a person record
+whose value is what they said (`memory/speakers.py`). Each record
 is kept as an observation (provenance, with its clip's time range). Consolidation links
 observations of one entity to one object, in batches of `object_batch_size` so the language
 model never sees the whole memory at once: a cheap embedding gate on the key text proposes
@@ -32,6 +33,7 @@ from videomem.config import PipelineConfig
 from videomem.core import ProgressFactory, StageResult
 from videomem.errors import ModelError
 from videomem.evidence import Evidence
+from videomem.memory.speakers import said_in_clip, with_speakers
 from videomem.models.base import ObjectRecord
 from videomem.models.registry import ModelSet
 from videomem.store import Store
@@ -261,6 +263,7 @@ class ObjectMemory:
             if len(found) != len(batch):
                 raise RuntimeError(f"extract_objects_from_text returned {len(found)} lists for {len(batch)} clips")
             for clip, records in zip(batch, found):
+                records = with_speakers(records, said_in_clip(self.store, clip.id))
                 with self.store.transaction() as tx:
                     write_records(tx, clip, records)
                     Store.mark_done(tx, STAGE, clip.unit)

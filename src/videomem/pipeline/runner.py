@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import importlib
 import os
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from videomem.config import STAGE_ORDER, PipelineConfig, check_stages
 from videomem.core import ProgressFactory, StageResult, VideoSource
@@ -21,11 +23,15 @@ from videomem.models.base import Usage
 from videomem.models.registry import ModelSet
 from videomem.pipeline.base import Stage, StageContext
 from videomem.pipeline.ray_runner import RAY_STAGES, RayOptions, connect, ray_stage
+from videomem.pipeline.sample import FRAMELESS_FPS
 from videomem.pipeline.streaming import StreamedStages, streamed
 from videomem.store import PIPELINE_META, Store
 from videomem.store.ids import video_id_of
 from videomem.timeline import TimelineKind, egolife_start
 from videomem.video.probe import content_hash
+
+if TYPE_CHECKING:
+    from videomem.pipeline.imports import CaptionGridStage
 
 VIDEO_EXTENSIONS = {".mp4", ".mkv", ".avi", ".mov", ".webm", ".m4v", ".mpg", ".mpeg", ".ts", ".flv", ".wmv"}
 TRANSCRIPT_EXTENSIONS = (".srt", ".vtt", ".json")
@@ -41,6 +47,9 @@ _STAGE_CLASSES = {
     "visual": "videomem.pipeline.visual:VisualStage",
 }
 assert tuple(_STAGE_CLASSES) == STAGE_ORDER
+FOOTAGE_STAGES = ("transcribe", "visual")
+"""Stages that read a video's pixels or sound: skipped in a store built from captions alone.
+(`caption` runs there: every clip has its imported caption, so it makes no vision call.)"""
 
 
 def build_stage(name: str, ray: RayOptions | None = None) -> Stage:
@@ -165,16 +174,17 @@ def ingest(
     A bad file is reported in the result and skipped; the others are ingested. `bars` replaces
     the terminal's progress bars (`StageContext.progress`), for a caller that reports progress.
     `captions` and `transcripts` are EgoLifeCap directories imported right after sampling
-    (pipeline/imports.py). With `ray`, decoding, the vision pass and the visual embeddings run
+    (pipeline/imports.py); with no `paths`, the memory is built from them alone (no frames). With `ray`, decoding, the vision pass and the visual embeddings run
     on a Ray cluster (pipeline/ray_runner.py); the store is written here all the same. Without
     `ray` and imports, `sample` and `caption` stream into each other (pipeline/streaming.py).
     `roots` limits the files read to those folders (`discover_sources`).
     """
     chosen, imports = check_request(pipeline, stages, captions, transcripts, timeline)
+    grid = _caption_grid(imports, pipeline) if not paths else None
     if ray is not None:
         connect(ray)
     with store.writer():
-        sources, failures = discover_sources(paths, timeline, roots)
+        sources, failures = discover_sources(paths, timeline, roots) if grid is None else (grid.sources, [])
         sources, conflicts = _same_files(store, sources, replace=force)
         report = IngestReport(failures=failures + conflicts)
         with store.transaction() as tx:
@@ -189,17 +199,24 @@ def ingest(
             bars=bars,
             stages=chosen,
         )
-        run = [build_stage(name, ray) for name in STAGE_ORDER if name in chosen]
+        run = [
+            build_stage(name, ray) if grid is None else _without_video(name, grid, ray)
+            for name in STAGE_ORDER
+            if name in chosen
+        ]
         after_sample = 1 if run and run[0].name == "sample" else 0
         run[after_sample:after_sample] = imports
         if force:  # all first: a stage may do a later stage's work in its pass (caption writes objects)
             for stage in run:
                 stage.reset(store, sources)
-        for stage in streamed(run) if ray is None and not imports else run:
+        stream = ray is None and not imports and not _frameless(store)
+        for stage in streamed(run) if stream else run:
             if isinstance(stage, StreamedStages):
                 report.results += stage.run(ctx, sources)
             else:
+                started = time.perf_counter()
                 report.results.append(stage.run(ctx, sources))
+                report.results[-1].seconds = time.perf_counter() - started
     if ctx.models_built is not None:
         report.usage = ctx.models_built.meter.by_role()
     return report
@@ -236,6 +253,36 @@ def _import_stages(captions: str | Path | None, transcripts: str | Path | None, 
         except VideomemError as exc:
             raise ConfigError(f"--{kind}: {exc}") from None
     return stages
+
+
+def _caption_grid(imports: list[Stage], pipeline: PipelineConfig) -> CaptionGridStage:
+    """The `sample` step of a run with no video files: clips where the imported files have cues."""
+    from videomem.pipeline.imports import CaptionGridStage, ImportStage
+
+    if not any(isinstance(s, ImportStage) and s.kind == "captions" for s in imports):
+        raise ConfigError("no video files given: pass videos, or --captions (with --transcripts) to build the memory "
+                          "from the captions alone")
+    try:
+        return CaptionGridStage([s for s in imports if isinstance(s, ImportStage)], pipeline.clip_seconds)
+    except VideomemError as exc:
+        raise ConfigError(f"--captions/--transcripts: {exc}") from None
+
+
+def _without_video(name: str, grid: Stage, ray: RayOptions | None) -> Stage:
+    """Stage `name` of a run with no video files: the grid samples, those that read the
+    footage skip, the others run as usual."""
+    from videomem.pipeline.imports import NeedsFootage
+
+    if name == "sample":
+        return grid
+    return NeedsFootage(name) if name in FOOTAGE_STAGES else build_stage(name, ray)
+
+
+def _frameless(store: Store) -> bool:
+    """The store holds clips built from captions alone, which sampled clips may adopt: then the
+    caption stage must see what was adopted before it starts, so the stages run one by one."""
+    sql = "SELECT 1 FROM clips c JOIN videos v ON v.id = c.video_id WHERE v.fps = ? LIMIT 1"
+    return bool(store.query(sql, (FRAMELESS_FPS,)))
 
 
 def _same_files(

@@ -15,6 +15,12 @@ long gap between frames, or past the end of a cut-off file) is recorded with no 
 that is the video's end, the summary reports the file as truncated with the time its frames
 stop. A re-run restores frame files deleted from the store at their recorded times (`repair`),
 touching no row, so nothing built on those frames is redone.
+
+A store built from captions alone (`pipeline/imports.py`, `CaptionGridStage`) holds clips of
+video rows with no file (`fps = FRAMELESS_FPS`). A video sampled later into it adopts them: a
+sampled clip whose midpoint lies in such a clip takes it over (same row id, so its captions,
+speech and object records stay), gets its video, index, span and frames, and the progress
+marks of its old unit move to the new one; no second clip is stored for that time.
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ import math
 import multiprocessing
 import os
 import shutil
+import sqlite3
 import threading
 import time
 from collections.abc import Iterator
@@ -51,6 +58,8 @@ MIN_CHUNK = 8
 """Clips per worker task at least, so a task's set-up (open, seek) is paid over several clips."""
 EDGE = 1e-3
 """Seconds of float slack at a clip's edges when checking that a frame lies inside it."""
+FRAMELESS_FPS = 0.0
+"""`videos.fps` of a video row recorded from captions alone: no file, no frames."""
 
 
 def unit_key(video_id: str, index: int) -> str:
@@ -282,14 +291,15 @@ def _truncated(video: _Video, empty: set[int]) -> str:
     )
 
 
-def _references(store: Store, target: str) -> list[tuple[str, str]]:
+def _references(db: Store | sqlite3.Connection, target: str) -> list[tuple[str, str]]:
     """(table, column) pairs with a foreign key into `target`, in the schema as it is now."""
-    tables = [r[0] for r in store.query("SELECT name FROM sqlite_master WHERE type = 'table'")]
+    query = db.query if isinstance(db, Store) else lambda sql: db.execute(sql).fetchall()
+    tables = [r[0] for r in query("SELECT name FROM sqlite_master WHERE type = 'table'")]
     return [
-        (table, fk["from"])
+        (table, fk[3])  # the referencing column ("from")
         for table in tables
-        for fk in store.query(f"PRAGMA foreign_key_list({table})")
-        if fk["table"] == target
+        for fk in query(f"PRAGMA foreign_key_list({table})")
+        if fk[2] == target
     ]
 
 
@@ -397,12 +407,14 @@ def _outcomes(jobs: list[ClipJob], workers: int) -> Iterator[tuple[ClipJob, Samp
 
 
 def _write_clip(store: Store, video: _Video, sampled: SampledClip) -> ClipRow:
-    """The clip, its frames, its transcript segments and its progress mark: all or nothing."""
+    """The clip (or the caption-only clip it adopts), its frames, its transcript segments and its
+    progress mark: all or nothing."""
     offset, vid, clip = video.source.t_offset, video.source.video_id, sampled.clip
+    row = ClipRow(0, vid, clip.index, offset + clip.t_start, offset + clip.t_end)
     with store.transaction() as tx:
-        clip_id = tx.execute(
+        clip_id = _adopt(tx, row) or tx.execute(
             "INSERT INTO clips (video_id, idx, t_start, t_end) VALUES (?, ?, ?, ?)",
-            (vid, clip.index, offset + clip.t_start, offset + clip.t_end),
+            (vid, clip.index, row.t_start, row.t_end),
         ).lastrowid
         tx.executemany(
             "INSERT INTO frames (clip_id, video_id, t, path, width, height) VALUES (?, ?, ?, ?, ?, ?)",
@@ -413,4 +425,30 @@ def _write_clip(store: Store, video: _Video, sampled: SampledClip) -> ClipRow:
             [(clip_id, vid, offset + s.t_start, offset + s.t_end, s.speaker, s.text) for s in video.segments[clip.index]],
         )
         Store.mark_done(tx, STAGE, unit_key(vid, clip.index))
-    return ClipRow(clip_id, vid, clip.index, offset + clip.t_start, offset + clip.t_end)
+    return ClipRow(clip_id, vid, clip.index, row.t_start, row.t_end)
+
+
+def _adopt(tx: sqlite3.Connection, new: ClipRow) -> int | None:
+    """Take over the caption-only clip holding `new`'s midpoint, if there is one: it becomes
+    `new` (video, index, span), the rows on it follow, and so do its progress marks. Returns its
+    id, or None when no such clip exists."""
+    found = tx.execute(
+        "SELECT c.id, c.video_id, c.idx, c.t_start, c.t_end FROM clips c JOIN videos v ON v.id = c.video_id "
+        "WHERE v.fps = ? AND c.t_start <= ? AND c.t_end > ? ORDER BY c.t_start LIMIT 1",
+        (FRAMELESS_FPS, mid := (new.t_start + new.t_end) / 2, mid),
+    ).fetchone()
+    if found is None:
+        return None
+    old = ClipRow(*found)
+    tx.execute("UPDATE clips SET video_id = ?, idx = ?, t_start = ?, t_end = ? WHERE id = ?",
+               (new.video_id, new.idx, new.t_start, new.t_end, old.id))
+    for table, _ in _references(tx, "clips"):
+        columns = {c[1] for c in tx.execute(f"PRAGMA table_info({table})")}
+        if "video_id" in columns:
+            tx.execute(f"UPDATE {table} SET video_id = ? WHERE clip_id = ?", (new.video_id, old.id))
+        if {"t_start", "t_end"} <= columns:  # rows that span the clip (a caption) span it still
+            tx.execute(f"UPDATE {table} SET t_start = ?, t_end = ? WHERE clip_id = ? AND t_start = ? AND t_end = ?",
+                       (new.t_start, new.t_end, old.id, old.t_start, old.t_end))
+    for table in ("stage_progress", "stage_failures"):
+        tx.execute(f"UPDATE OR REPLACE {table} SET unit = ? WHERE unit = ?", (new.unit, old.unit))
+    return old.id

@@ -9,7 +9,10 @@ The hour is the first two digits of the last `_` field of the file name; the day
 in the file name, or else the name of its folder. Cue times count from the start of that hour
 and may run past it (a cue at 00:59:58 → 01:00:03 of the 11 o'clock file ends at 12:00:03).
 A caption cue is its text, lines joined; a transcript cue holds the same words in two
-languages, the English line last, and that line is its text.
+languages, the English line last, and that line is its text. Every line of a transcript cue
+starts with its speaker (`Jake: 好然后一个秒表` / `Jake: Okay, then we need a stopwatch.`;
+the name is written in each line's language, `其他人` / `Others`): the name before the colon
+of the English line is the cue's speaker, kept apart from its text.
 
 A directory is searched recursively, so pass one person's folder (`DenseCaption/A1_JAKE`): two
 files for the same day and hour — two people under one root — are an error naming both.
@@ -17,7 +20,9 @@ files for the same day and hour — two people under one root — are an error n
 
 from __future__ import annotations
 
+import math
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -32,6 +37,7 @@ Kind = Literal["captions", "transcripts"]
 
 _DAY = re.compile(r"DAY(\d+)", re.IGNORECASE)
 _HOUR = re.compile(r"^(\d{2})")
+_SPEAKER = re.compile(r"^([^:：\s][^:：]{0,39}?)\s*[:：]\s*(.*)$")
 
 
 @dataclass(frozen=True)
@@ -77,10 +83,42 @@ def hour_files(directory: str | Path) -> list[HourFile]:
 
 
 def read_egolifecap(files: list[HourFile], kind: Kind) -> list[Segment]:
-    """The cues of these files as segments in corpus seconds, sorted by start."""
+    """The cues of these files as segments in corpus seconds, sorted by start; a transcript
+    cue's speaker is its segment's `speaker`."""
     segments = []
     for f in files:
         for cue in subtitle_cues(f.path):
-            text = cue.lines[-1] if kind == "transcripts" else " ".join(cue.lines)
-            segments.append(Segment(f.start + cue.t_start, f.start + cue.t_end, text))
+            if kind == "transcripts":
+                speaker, text = split_speaker(cue.lines)
+            else:
+                speaker, text = None, " ".join(cue.lines)
+            if text:
+                segments.append(Segment(f.start + cue.t_start, f.start + cue.t_end, text, speaker))
     return sorted(segments, key=lambda s: (s.t_start, s.t_end))
+
+
+def split_speaker(lines: tuple[str, ...]) -> tuple[str | None, str]:
+    """(speaker, text) of a transcript cue: its last (English) line, split at the colon after the
+    speaker's name (at most 40 characters, no colon in it); None when that line names nobody."""
+    head = _SPEAKER.match(lines[-1])
+    return (head.group(1), head.group(2).strip()) if head else (None, lines[-1])
+
+
+def person_of(stem: str) -> str:
+    """The person a release file belongs to, from its name: `A1_JAKE_DAY1_11000000`,
+    `DAY1_A1_JAKE_11000000` and `A1_JAKE_30sec` → `A1_JAKE` (the `DAYn` field and the last field
+    dropped); '' when nothing is left."""
+    fields = stem.split("_")[:-1]
+    return "_".join(f for f in fields if not _DAY.fullmatch(f))
+
+
+def grid_windows(segments: Sequence[Segment], seconds: float) -> list[float]:
+    """Starts of the windows [k·seconds, (k+1)·seconds) of the corpus timeline that some segment
+    overlaps (an instant: the window holding it), sorted: the clips of a store built from
+    captions alone, on the grid the release's own 30-s files follow."""
+    starts: set[int] = set()
+    for s in segments:
+        first = math.floor(s.t_start / seconds)
+        last = max(first, math.ceil(s.t_end / seconds) - 1)
+        starts.update(range(first, last + 1))
+    return [k * seconds for k in sorted(starts)]

@@ -18,9 +18,10 @@ from __future__ import annotations
 import bisect
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pysubs2
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError
@@ -96,34 +97,53 @@ def _load_subtitles(path: Path) -> list[Segment]:
     return [Segment(c.t_start, c.t_end, " ".join(c.lines)) for c in subtitle_cues(path)]
 
 
-def _load_json(path: Path, video_start: float) -> list[Segment]:
+def read_json(path: Path) -> Any:
+    """A JSON file's content; an unreadable one is a one-line TranscriptError naming it."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8-sig"))
+        return json.loads(path.read_text(encoding="utf-8-sig"))
     except json.JSONDecodeError as exc:
         raise TranscriptError(f"{path}: line {exc.lineno}: not valid JSON ({exc.msg})") from None
     except UnicodeDecodeError:
         raise TranscriptError(f"{path}: not a UTF-8 text file") from None
+
+
+def json_segments(path: Path, items: list, what: str, parse: Callable[[Any], Segment]) -> list[Segment]:
+    """Each item of a JSON list read by `parse` (pydantic validation, time forms), in file order;
+    a bad item is a one-line TranscriptError naming the file, the item (`what` i) and the field.
+    Items with no text are left out; texts have their whitespace squashed."""
+    segments = []
+    for i, raw in enumerate(items):
+        try:
+            segment = parse(raw)
+        except ValidationError as err:
+            first = err.errors()[0]
+            key = ".".join(str(p) for p in first["loc"]) or what
+            raise TranscriptError(f"{path}: {what} {i}: {key}: {first['msg']}") from None
+        except TimeFormatError as exc:
+            raise TranscriptError(f"{path}: {what} {i}: {exc}") from None
+        if segment.t_end < segment.t_start:
+            raise TranscriptError(
+                f"{path}: {what} {i}: ends ({segment.t_end:g}s) before it starts ({segment.t_start:g}s)"
+            )
+        text = " ".join(segment.text.split())
+        if text:
+            segments.append(Segment(segment.t_start, segment.t_end, text, segment.speaker))
+    return segments
+
+
+def _load_json(path: Path, video_start: float) -> list[Segment]:
+    data = read_json(path)
     if isinstance(data, dict) and isinstance(data.get("segments"), list):
         data = data["segments"]
     if not isinstance(data, list):
         raise TranscriptError(f"{path}: expected a list of segments (or {{'segments': [...]}}), got {type(data).__name__}")
-    segments = []
-    for i, raw in enumerate(data):
-        try:
-            item = _JsonSegment.model_validate(raw)
-            start, end = _file_time(item.start, video_start), _file_time(item.end, video_start)
-        except ValidationError as err:
-            first = err.errors()[0]
-            key = ".".join(str(p) for p in first["loc"]) or "segment"
-            raise TranscriptError(f"{path}: segment {i}: {key}: {first['msg']}") from None
-        except TimeFormatError as exc:
-            raise TranscriptError(f"{path}: segment {i}: {exc}") from None
-        if end < start:
-            raise TranscriptError(f"{path}: segment {i}: ends ({end:g}s) before it starts ({start:g}s)")
-        text = " ".join(item.text.split())
-        if text:
-            segments.append(Segment(start, end, text, item.speaker or None))
-    return segments
+
+    def parse(raw: Any) -> Segment:
+        item = _JsonSegment.model_validate(raw)
+        start, end = _file_time(item.start, video_start), _file_time(item.end, video_start)
+        return Segment(start, end, item.text, item.speaker or None)
+
+    return json_segments(path, data, "segment", parse)
 
 
 def load_transcript(path: str | Path, *, video_start: float = 0.0) -> list[Segment]:
