@@ -26,7 +26,7 @@ from videomem.models.prompted import PromptedLanguage
 from videomem.models.registry import ModelSet
 from videomem.pipeline.runner import ingest
 from videomem.store import Store
-from videomem.timeline import DAY
+from videomem.timeline import DAY, frame_offset
 from videomem.video.egolifecap import hour_files, read_egolifecap
 
 H11, H12 = 11 * 3600, 12 * 3600
@@ -435,7 +435,7 @@ def test_worldmm_captions_import_at_their_scales(release, tmp_path, monkeypatch)
         (180.0, WORLDMM["A1_JAKE_3min.json"][0]["text"]), (600.0, WORLDMM["A1_JAKE_10min.json"][0]["text"]),
         (3600.0, WORLDMM["A1_JAKE_1h.json"][0]["text"]),
     ]
-    assert scales[0][1] == pytest.approx(H11 + 9 * 60 + 42.5) and scales[0][2] == H11 + 11 * 60 + 30  # FF 50: .50 s
+    assert scales[0][1] == pytest.approx(H11 + 9 * 60 + 42 + frame_offset(50)) and scales[0][2] == H11 + 11 * 60 + 30  # FF 50: in its second
     assert len(_rows(tmp_path / "store", "SELECT 1 FROM episodic_captions WHERE scale = 30")) == 4  # the clip captions
     entities = _rows(tmp_path / "store", "SELECT DISTINCT c.scale FROM episodic_entities e "
                                           "JOIN episodic_captions c ON c.id = e.caption_id")

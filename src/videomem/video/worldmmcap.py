@@ -7,8 +7,8 @@ One JSON file per person and time scale, named `<person>_<scale>.json`:
 each a list of `{"start_time": "HHMMSSFF", "end_time": "HHMMSSFF", "text": "...", "date":
 "DAY1", "video_path": "..."}`, in English and the first person. The 30-s file holds the clip
 captions; the coarser ones are WorldMM's own episodic captions of those scales, imported as they
-are (pipeline/imports.py), not summarised again. Times are clock times of the entry's day; a
-frame field of 20 or more (the release writes such) is read as hundredths, inside its second.
+are (pipeline/imports.py), not summarised again. Times are clock times of the entry's day; frame
+digits of 20 or more are read inside their second as EgoLifeQA's are (`timeline.frame_offset`).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from videomem.errors import TimeFormatError, TranscriptError
-from videomem.timeline import DAY, EGOLIFE_FPS, egolife_code_to_seconds
+from videomem.timeline import egolife_code_to_seconds
 from videomem.video.transcripts import Segment, json_segments, read_json
 
 SOURCE = "worldmm"
@@ -76,15 +76,7 @@ def read_captions(path: Path) -> list[Segment]:
         day = _DAY.match(entry.date.strip())
         if not day or int(day.group(1)) < 1:
             raise TimeFormatError(f"date: {entry.date!r} is not DAYn")
-        base = (int(day.group(1)) - 1) * DAY
-        return Segment(base + _clock(entry.start_time), base + _clock(entry.end_time), entry.text)
+        n = int(day.group(1))
+        return Segment(egolife_code_to_seconds(entry.start_time, n), egolife_code_to_seconds(entry.end_time, n), entry.text)
 
     return sorted(json_segments(path, data, "entry", parse), key=lambda s: (s.t_start, s.t_end))
-
-
-def _clock(code: str) -> float:
-    """Seconds of the day of an `HHMMSSFF` time; FF of 20 or more is read as hundredths."""
-    code = code.strip()
-    if len(code) == 8 and code.isdigit() and int(code[6:]) >= EGOLIFE_FPS:
-        return egolife_code_to_seconds(code[:6] + "00") + int(code[6:]) / 100
-    return egolife_code_to_seconds(code)
