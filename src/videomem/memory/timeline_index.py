@@ -34,6 +34,7 @@ from itertools import groupby
 from typing import Literal
 
 from videomem.store import Store
+from videomem.store.clips import scope_sql
 from videomem.timeline import UNTIL_SLACK
 
 STAGE = "timeline"
@@ -365,14 +366,9 @@ class TimelineIndex:
 
     @staticmethod
     def _visible(until: float | None, video_id: str | None, after: float | None = None) -> tuple[list[str], list[object]]:
-        terms: list[str] = []
-        params: list[object] = []
-        if until is not None:
-            terms.append("t_end <= ?")
-            params.append(until + UNTIL_SLACK)
-        if video_id is not None:
-            terms.append("video_id = ?")
-            params.append(video_id)
+        scope, scope_params = scope_sql(until, video_id)
+        terms: list[str] = [scope] if scope else []
+        params: list[object] = list(scope_params)
         if after is not None:
             terms.append("t_start >= ?")
             params.append(after)
