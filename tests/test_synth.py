@@ -13,8 +13,8 @@ import av
 import pytest
 
 from videomem.eval.lvbench import load_lvbench
-from videomem.eval.synth import MIN_MINUTES, synth
-from videomem.eval.synth_second import write_second
+from videomem.synth import MIN_MINUTES, synth
+from videomem.synth import write_second
 from videomem.errors import VideomemError
 from videomem.timeline import UNTIL_SLACK, egolife_start
 
@@ -219,7 +219,7 @@ def test_spoken_answers_never_appear_on_screen(speech_synth):
 
 
 def test_speech_without_espeak_is_a_one_line_error(tmp_path, monkeypatch, run_cli):
-    monkeypatch.setattr("videomem.eval.speech_track.shutil.which", lambda name: None)
+    monkeypatch.setattr("videomem.synth.speech.shutil.which", lambda name: None)
     result = run_cli("synth", tmp_path / "b", "--days", "2", "--speech")
     assert result.code == 2 and result.stderr.strip() == (
         "error: --speech needs espeak-ng, which is not installed (apt-get install espeak-ng)"
