@@ -33,7 +33,7 @@ from pathlib import Path
 
 from videomem.config import load_pipeline
 from videomem.demo import sample_video
-from videomem.eval.synth import MIN_MINUTES, synth
+from videomem.synth import MIN_MINUTES, synth
 from videomem.models.registry import ModelSet
 from videomem.pipeline.runner import ingest
 from videomem.store import Store

@@ -28,7 +28,7 @@ import skvideo
 from PIL import Image, ImageDraw, ImageFont
 
 from videomem.config import load_pipeline
-from videomem.eval.synth import MIN_MINUTES, synth
+from videomem.synth import MIN_MINUTES, synth
 from videomem.memory import visual
 from videomem.memory.visual import VisualMemory
 from videomem.models.registry import ModelSet

@@ -118,7 +118,7 @@ def speech_video(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="session")
 def speech_synth(tmp_path_factory: pytest.TempPathFactory):
     """A 2-day EgoLife-style scripted corpus with a spoken track and its need_audio questions."""
-    from videomem.eval.synth import synth
+    from videomem.synth import synth
 
     if shutil.which("espeak-ng") is None:
         pytest.skip("espeak-ng is not installed (apt-get install espeak-ng)")

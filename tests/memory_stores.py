@@ -3,7 +3,7 @@
 * `hand_store`: rows written directly (videos, clips, frames with rendered text), for unit tests
   of the memories and the agent loop that must not depend on the video pipeline;
   `picture_store` does the same with any pictures (coloured shapes, scenes) as the frames.
-* `scripted_store`: the shortest scripted video from `videomem.eval.synth`, ingested end to end
+* `scripted_store`: the shortest scripted video from `videomem.synth`, ingested end to end
   with the offline models. It is built once per test session, so every test module that
   needs it shares one ingest.
 * `offline_models`: one offline ModelSet per session (loading OCR and MiniLM takes seconds).
@@ -18,7 +18,7 @@ from PIL import Image, ImageDraw, ImageFont
 
 from videomem.config import load_models, load_pipeline
 from videomem.eval.questions import Question
-from videomem.eval.synth import MIN_MINUTES, ScriptedEvent, SynthCorpus, synth
+from videomem.synth import MIN_MINUTES, ScriptedEvent, SynthCorpus, synth
 from videomem.models.registry import ModelSet
 from videomem.pipeline.runner import ingest
 from videomem.store import Store

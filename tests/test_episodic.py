@@ -23,7 +23,7 @@ import pytest
 from memory_stores import offline_models
 
 from videomem.config import AgentConfig, PipelineConfig
-from videomem.eval.synth import _encode, _Shot
+from videomem.synth.render import Shot, encode
 from videomem.memory import graph as graph_module
 from videomem.memory.episodic import EpisodicMemory
 from videomem.memory.graph import PassageGraph
@@ -311,13 +311,13 @@ def test_generated_video_short_event_from_fine_scale_long_activity_from_coarse(t
     """A 5-s on-screen event and a 10-min activity across 60 clips, through the real ingest."""
     activity, event = (0.0, 600.0), (620.0, 625.0)
     shots = [
-        (_Shot("GARDEN", "WE PAINT THE GARDEN FENCE"), 600.0),
-        (_Shot("KITCHEN", "LUNCH IN THE KITCHEN"), 20.0),
-        (_Shot("HALLWAY", "TAXI AT THE GATE", "YELLOW"), 5.0),
-        (_Shot("KITCHEN", "LUNCH IN THE KITCHEN"), 35.0),
+        (Shot("GARDEN", "WE PAINT THE GARDEN FENCE"), 600.0),
+        (Shot("KITCHEN", "LUNCH IN THE KITCHEN"), 20.0),
+        (Shot("HALLWAY", "TAXI AT THE GATE", "YELLOW"), 5.0),
+        (Shot("KITCHEN", "LUNCH IN THE KITCHEN"), 35.0),
     ]
     video = tmp_path / "day.mp4"
-    _encode(video, shots, (320, 180), 1)
+    encode(video, shots, (320, 180), 1)
     cfg = PipelineConfig(stages=("sample", "caption", "episodic"), frame_max_side=320)
     with Store(tmp_path / "store", create=True) as store:
         report = ingest([video], store, cfg, offline_models, show_progress=False)

@@ -12,7 +12,7 @@ from memory_stores import CountingEmbedder, hand_store, offline_models, scripted
 
 from videomem.config import PipelineConfig
 from videomem.errors import ModelError
-from videomem.eval.synth import MIN_MINUTES
+from videomem.synth import MIN_MINUTES
 from videomem.store.clips import clips_of, scope_sql
 from videomem.memory.events import EventMemory
 from videomem.memory.objects import ObjectMemory, write_records

@@ -13,9 +13,8 @@ import av
 import pytest
 
 from videomem.eval.lvbench import load_lvbench
-from videomem.eval.synth import MIN_MINUTES, synth
-from videomem.eval.synth_second import write_second
-from videomem.errors import VideomemError
+from videomem.errors import SynthError, VideomemError
+from videomem.synth import MIN_MINUTES, synth, write_second
 from videomem.timeline import UNTIL_SLACK, egolife_start
 
 
@@ -147,6 +146,28 @@ def test_bad_arguments_are_one_line_errors(tmp_path):
         synth(tmp_path / "c", days=2, fmt="lvbench")
 
 
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"fmt": "videomme"}, "'videomme' is not one of: lvbench, egolife"),
+        ({"fps": 0}, "fps 0 is out of range"),
+        ({"size": (161, 90)}, "needs even sides of at least 160x90"),
+        ({"size": (640, 80)}, "needs even sides of at least 160x90"),
+        ({"days": 8}, "2 to 7 days"),
+    ],
+)
+def test_bad_options_are_synth_errors_and_write_nothing(tmp_path, options, message):
+    with pytest.raises(SynthError, match=re.escape(message)):
+        synth(tmp_path / "out", **options)
+    assert not (tmp_path / "out").exists()
+
+
+def test_an_output_path_that_is_a_file_is_refused(tmp_path):
+    (tmp_path / "out").write_text("not a directory", encoding="utf-8")
+    with pytest.raises(SynthError, match="exists and is not a directory"):
+        synth(tmp_path / "out")
+
+
 def test_cli_writes_a_benchmark_and_refuses_to_overwrite(tmp_path):
     command = [sys.executable, "-m", "videomem.cli", "synth", str(tmp_path / "b"), "--days", "2", "--seed", "1"]
     done = subprocess.run(command, capture_output=True, text=True, timeout=120)
@@ -219,7 +240,7 @@ def test_spoken_answers_never_appear_on_screen(speech_synth):
 
 
 def test_speech_without_espeak_is_a_one_line_error(tmp_path, monkeypatch, run_cli):
-    monkeypatch.setattr("videomem.eval.speech_track.shutil.which", lambda name: None)
+    monkeypatch.setattr("videomem.synth.speech.shutil.which", lambda name: None)
     result = run_cli("synth", tmp_path / "b", "--days", "2", "--speech")
     assert result.code == 2 and result.stderr.strip() == (
         "error: --speech needs espeak-ng, which is not installed (apt-get install espeak-ng)"

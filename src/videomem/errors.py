@@ -52,3 +52,9 @@ class SetupError(VideomemError):
 class TranscriptError(VideomemError):
     """A transcript or imported caption file (.srt, .vtt, .json) cannot be read, is misnamed or
     has a malformed segment."""
+
+
+class SynthError(VideomemError):
+    """A scripted benchmark cannot be generated as asked (`videomem synth`): an option out of
+    range or at odds with another, an output directory that already holds one, or a generated
+    corpus the second writer cannot read."""

@@ -1,1 +1,1 @@
-"""Benchmarks: loaders, scoring, reports and the scripted benchmark generator."""
+"""Benchmarks: loaders, scoring, harness and reports."""

@@ -1,6 +1,6 @@
 """A second question writer for a scripted single video, sharing no sentence form with the first.
 
-`eval/synth.py` writes its questions from its own templates, and its paraphrases reuse them, so
+`scripts.py` writes its questions from its own templates, and its paraphrases reuse them, so
 a reader tuned on either is measured on the wording it was tuned to. This writer reads only
 what the video shows (`script.json`: each scripted event's on-screen text, kind, room and time)
 and asks about it in other words and with other answer forms (counts in words, rooms without
@@ -18,8 +18,8 @@ import random
 from dataclasses import dataclass
 from pathlib import Path
 
-from videomem.errors import VideomemError
-from videomem.eval.synth import VERBS
+from videomem.errors import SynthError
+from videomem.synth.vocabulary import VERBS
 
 SECOND_DIR = "second"
 LETTERS = "ABCD"
@@ -138,9 +138,9 @@ def write_second(corpus: str | Path, seed: int = 0) -> Path:
     try:
         events = json.loads((root / "script.json").read_text(encoding="utf-8"))
     except (OSError, json.JSONDecodeError) as exc:
-        raise VideomemError(f"{root}: no readable script.json of a generated corpus ({exc})") from None
+        raise SynthError(f"{root}: no readable script.json of a generated corpus ({exc})") from None
     if any(e["kind"] in ("meal", "list", "visit", "activity") for e in events):
-        raise VideomemError(f"{root}: the second writer writes single-video (lvbench) corpora only")
+        raise SynthError(f"{root}: the second writer writes single-video (lvbench) corpora only")
     keys = sorted({e["video_id"] for e in events})
     rng = random.Random(f"second-{seed}")
     qa = []
