@@ -62,6 +62,8 @@ bench: $(STAMP)
 	$(PY) benchmarks/objects_scale.py
 	$(PY) benchmarks/streaming.py
 	$(PY) benchmarks/embed_batches.py
+	$(PY) benchmarks/timeline_scale.py
+	$(PY) benchmarks/import_cycles.py
 
 clean:
 	rm -rf $(VENV) $(DEMO_DIR)
