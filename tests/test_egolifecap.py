@@ -344,6 +344,11 @@ def test_memory_from_the_captions_alone_then_the_videos_add_frames(release, tmp_
         models = ModelSet(load_models())
         found = open_memory("events", db, models).retrieve("Who said to mark a timestamp?", 1)
         assert "Shure: Mark a timestamp, right?" in found[0].text
+        # ... and as typed fields, from the transcript rows, for a reader that parses no prose.
+        assert ("Shure", "Mark a timestamp, right?", True) in [(s.speaker, s.text, s.transcribed) for s in found[0].speech]
+        windows = open_memory("episodic", db, models).retrieve("Who said to mark a timestamp?", 3)
+        assert windows and all(s.speaker in {"Jake", "Shure"} and s.transcribed for e in windows for s in e.speech)
+        assert any(s.speaker == "Shure" for e in windows for s in e.speech)
         cfg = AgentConfig(tools=("video.qa", "memory.visual"))
         toolbox = Toolbox(db, models, Memories.open(db, models, cfg), cfg)
         asked = toolbox.call("video.qa", {"question": "What is on the table?", "t_start": start, "t_end": start + 30})

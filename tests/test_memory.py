@@ -14,6 +14,7 @@ from videomem.config import PipelineConfig
 from videomem.errors import ModelError
 from videomem.synth import MIN_MINUTES
 from videomem.store.clips import clips_of, scope_sql
+from videomem.evidence import Speech
 from videomem.memory.events import EventMemory
 from videomem.memory.objects import ObjectMemory, write_records
 from videomem.models.base import Batching, ObjectRecord
@@ -171,6 +172,33 @@ def test_event_retrieve_honours_until_and_video(tmp_path: Path) -> None:
     assert len(memory.retrieve("train to Paris", 10, until=30)) == 3  # ends exactly at until: visible
     assert memory.retrieve("train", 3, video_id="other") == []
     assert {e.source for e in memory.retrieve("bicycle", 4)} == {"event"}
+
+
+def test_event_evidence_carries_its_speech_typed(tmp_path: Path) -> None:
+    """Who spoke and whether the words were transcribed come with the evidence as fields, from
+    the stored transcript lines in its range, so a reader never parses 'Name: words'."""
+    store = _events_store(tmp_path)
+    clips = store.query("SELECT id, t_start, t_end FROM clips ORDER BY idx")
+    lines = [  # (clip, start, end, speaker, text, source); a line over two clips is stored with each
+        (clips[2], 22.0, 24.0, "Shure", "Mark a timestamp, right?", "egolifecap"),
+        (clips[2], 28.0, 31.0, None, "(speech, not transcribed)", "vad"),
+        (clips[3], 28.0, 31.0, None, "(speech, not transcribed)", "vad"),
+    ]
+    with store.transaction() as tx:
+        for clip, start, end, speaker, text, source in lines:
+            tx.execute(
+                "INSERT INTO transcripts (clip_id, video_id, t_start, t_end, speaker, text, source) VALUES (?, 'v', ?, ?, ?, ?, ?)",
+                (clip["id"], start, end, speaker, text, source),
+            )
+    found = {e.t_start: e for e in EventMemory(store, offline_models()).retrieve("train to Paris", 4)}
+    assert found[20].speech == (
+        Speech(22.0, 24.0, "Mark a timestamp, right?", "Shure", True),
+        Speech(28.0, 31.0, "(speech, not transcribed)", None, False),
+    )
+    assert [line.transcribed for line in found[30].speech] == [False] and found[0].speech == ()
+    assert found[20].to_json()["speech"][0] == {
+        "t_start": 22.0, "t_end": 24.0, "text": "Mark a timestamp, right?", "speaker": "Shure", "transcribed": True
+    }
 
 
 # ------------------------------------------------------------------ object memory

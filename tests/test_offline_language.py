@@ -3,13 +3,15 @@ rule-based planner and entity merging. MiniLM and spaCy load once per module."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
 from memory_stores import CountingEmbedder, offline_models
 from videomem.core import MAX_OPTIONS
 from videomem.errors import ModelError
-from videomem.evidence import Evidence
+from videomem.evidence import Evidence, Speech
 from videomem.models.base import AgentState, EpisodicFact, KnownTriplet, NewTriplet, ObjectRecord, StepRecord, ToolCall, Triplet
 from videomem.models.offline.language import OfflineLanguage
 from videomem.models.offline.nlp import split_sentences
@@ -204,7 +206,11 @@ def test_ocr_spacing_and_exact_quotes(language: OfflineLanguage) -> None:
 
 
 def test_speech_heard_but_not_transcribed_gets_no_option(language: OfflineLanguage) -> None:
-    heard = ev(3600, "On-screen text reads 'KITCHEN'. The scene is still. Someone speaks; the words were not transcribed.")
+    # Heard-only speech is the typed line (`transcribed` false), as the memories read it from the store.
+    heard = replace(
+        ev(3600, "On-screen text reads 'KITCHEN'. The scene is still. Someone speaks; the words were not transcribed."),
+        speech=(Speech(3602, 3606, "(speech, not transcribed)", transcribed=False),),
+    )
     # Letters or digits of options inside other words name nothing: 'corNer ORAnge', '00:08:35'.
     seen = Evidence(0, 10, "Object 'red box', first seen 00:08:35. A box in the corner, orange.", "object", 0.4, "v")
     options = ["Nora", "0835", "Grace", "Iris"]
@@ -218,6 +224,22 @@ def test_speech_heard_but_not_transcribed_gets_no_option(language: OfflineLangua
     assert language.answer(asked, options, [heard, seen, named]).answer == "Grace"
     said = ev(3600, "Someone says: 'The dentist is called Iris.'.")
     assert language.answer(asked, options, [said, seen]).answer == "Iris"
+
+
+def test_heard_only_speech_is_the_typed_field_not_the_sentence(language: OfflineLanguage) -> None:
+    """Whether speech was only heard comes from `Evidence.speech`, not from prose: real words that
+    happen to read like the offline caption's sentence are scored, and heard-only speech is told
+    apart whatever the item's text says."""
+    options = ["Nora", "Grace", "Iris"]
+    asked = "What did Lucia say the dentist is called?"
+    sentence = "Someone speaks; the words were not transcribed."
+    said = Speech(3600, 3605, sentence, speaker="Lucia", transcribed=True)
+    quoting = replace(ev(3600, f"Lucia: {sentence}"), speech=(said,))
+    out = language.answer(asked, options, [quoting])
+    assert out.choice in {"A", "B", "C"} and out.answer in options
+    # A memory's summary that does not mention the speech, over heard-only speech: not guessed.
+    heard = replace(ev(7200, "The scene is still."), speech=(Speech(7201, 7204, "(speech, not transcribed)", transcribed=False),))
+    assert language.answer(asked, options, [heard]).answer.startswith("Not known from memory: someone spoke at 02:00:00-02:00:10, ")
 
 
 def test_counting_and_time_questions(language: OfflineLanguage) -> None:

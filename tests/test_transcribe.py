@@ -30,7 +30,7 @@ from tiny_models import build_tiny_whisper, convert_to_ctranslate2
 
 from videomem.config import default_path, shipped_profiles, ModelsConfig, PipelineConfig, RoleConfig, load_models
 from videomem.errors import ModelError
-from videomem.store.clips import transcript_of
+from videomem.store.clips import speech_in, transcript_of
 from videomem.models.asr import OpenAIRecognizer, Span, speech_spans
 from videomem.models.base import UsageMeter
 from videomem.models.registry import ModelSet
@@ -112,6 +112,9 @@ def test_offline_profile_records_speech_not_transcribed(speech_video: Path, tmp_
     assert all(at - 0.5 < r["t_start"] < at + 0.5 for r, (at, _) in zip(got, LINES))
     clip_ids = [r["id"] for r in store.query("SELECT id FROM clips ORDER BY idx")]
     assert transcript_of(store, clip_ids) == SPEECH_ONLY, "lines that only say someone spoke read as one"
+    video_id = store.query("SELECT video_id FROM transcripts")[0]["video_id"]
+    heard = speech_in(store, video_id, 0.0, SECONDS)
+    assert len(heard) == len(LINES) and not any(line.transcribed for line in heard), "read back as heard, typed"
     summary = summarize(store, models_with(None))
     assert (summary.transcripts, summary.transcript_clips, summary.clips) == ({"vad": 2}, {"vad": 2}, 3)
 

@@ -6,6 +6,19 @@ from dataclasses import asdict, dataclass
 
 
 @dataclass(frozen=True)
+class Speech:
+    """One stored transcript line inside an evidence item's time range."""
+
+    t_start: float
+    t_end: float
+    text: str
+    speaker: str | None = None
+    """Who said it, when the transcript names the speaker (EgoLife's transcripts do)."""
+    transcribed: bool = True
+    """False for speech that was only heard (voice activity, no speech model): its words are unknown."""
+
+
+@dataclass(frozen=True)
 class Evidence:
     t_start: float
     t_end: float
@@ -21,6 +34,14 @@ class Evidence:
     moments: tuple[tuple[float, float, str], ...] = ()
     """The separate moments it stands for, each (start, end, what was recorded then): an
     object's sightings. A reader counts or places them from here, not from the prose."""
+    speech: tuple[Speech, ...] = ()
+    """The transcript lines said within it, in time order: who spoke and whether the words were
+    transcribed. A reader takes speaker and heard-only speech from here, not from the prose."""
 
     def to_json(self) -> dict:
-        return {**asdict(self), "frames": list(self.frames), "moments": [list(m) for m in self.moments]}
+        return {
+            **asdict(self),
+            "frames": list(self.frames),
+            "moments": [list(m) for m in self.moments],
+            "speech": [asdict(line) for line in self.speech],
+        }

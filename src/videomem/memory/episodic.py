@@ -51,7 +51,7 @@ from videomem.memory.graph import Passage, PassageGraph, SavedGraph, TextVectors
 from videomem.models.base import RankCandidate
 from videomem.models.registry import ModelSet
 from videomem.store import Store
-from videomem.store.clips import scope_sql, timeline_kind
+from videomem.store.clips import scope_sql, speech_in, timeline_kind
 from videomem.store.vectors import embedder_identity
 
 STAGE = "episodic"
@@ -376,7 +376,10 @@ class EpisodicMemory:
             return []
         order = self.models.language.rerank(query, candidates)
         return [
-            Evidence(r["t_start"], r["t_end"], r["text"], SOURCE, scores[i], r["video_id"], scale=r["scale"])
+            Evidence(
+                r["t_start"], r["t_end"], r["text"], SOURCE, scores[i], r["video_id"], scale=r["scale"],
+                speech=speech_in(self.store, r["video_id"], r["t_start"], r["t_end"]),
+            )
             for i in order[:top_k]
             if (r := rows.get(i)) is not None
         ]

@@ -19,7 +19,7 @@ from videomem.core import ProgressFactory
 from videomem.evidence import Evidence
 from videomem.models.registry import ModelSet
 from videomem.store import Store
-from videomem.store.clips import ClipRow, clips_of, visible_ids
+from videomem.store.clips import ClipRow, clips_of, speech_in, visible_ids
 from videomem.store.vectors import VectorIndex, embedder_identity
 
 STAGE = "caption"
@@ -72,7 +72,13 @@ class EventMemory:
         rows = self.store.query(
             f"SELECT id, video_id, t_start, t_end, text FROM events WHERE id IN ({marks})", tuple(scores)
         )
-        evidence = [Evidence(r["t_start"], r["t_end"], r["text"], "event", scores[r["id"]], r["video_id"]) for r in rows]
+        evidence = [
+            Evidence(
+                r["t_start"], r["t_end"], r["text"], "event", scores[r["id"]], r["video_id"],
+                speech=speech_in(self.store, r["video_id"], r["t_start"], r["t_end"]),
+            )
+            for r in rows
+        ]
         return sorted(evidence, key=lambda e: (-e.score, e.t_start))
 
 

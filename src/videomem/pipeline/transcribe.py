@@ -36,13 +36,14 @@ from videomem.errors import VideomemError
 from videomem.models.asr import SpeechRecognizer, speech_spans
 from videomem.pipeline.base import StageContext
 from videomem.store import Store
+from videomem.store.clips import HEARD_ONLY
 from videomem.video.audio import AudioChunk, audio_chunks, has_audio
 from videomem.video.clips import ClipSpan
 from videomem.video.transcripts import SPEECH_ONLY, Segment, align
 
 STAGE = "transcribe"
 VAD_STAGE = "transcribe-vad"
-SOURCES = ("asr", "vad")
+SOURCES = ("asr", HEARD_ONLY)
 
 
 def chunk_unit(video_id: str, index: int) -> str:
@@ -175,7 +176,7 @@ class SpeechTrack:
             chunk, segments = self._held
             if max([offset + chunk.t_end, *(s.t_end for s in segments)]) > sampled:
                 return
-            kind = "asr" if self._recognizer is not None else "vad"
+            kind = "asr" if self._recognizer is not None else HEARD_ONLY
             _write_chunk(
                 self.ctx.store, self.source, chunk, segments, stage, kind, self.ctx.pipeline.speech_source == "asr"
             )

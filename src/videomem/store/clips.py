@@ -14,6 +14,7 @@ from typing import TypeVar
 import numpy as np
 
 from videomem.errors import VideomemError
+from videomem.evidence import Speech
 from videomem.store.db import Store
 from videomem.timeline import UNTIL_SLACK, TimelineKind
 from videomem.video.transcripts import SPEECH_ONLY
@@ -58,6 +59,22 @@ def transcript_of(store: Store, clip_ids: Sequence[int]) -> str:
     )
     lines = [f"{r['speaker']}: {r['text']}" if r["speaker"] else r["text"] for r in rows]
     return " ".join(line for i, line in enumerate(lines) if not (line == SPEECH_ONLY and i and lines[i - 1] == SPEECH_ONLY))
+
+
+HEARD_ONLY = "vad"
+"""`transcripts.source` of a line that only says someone spoke (the transcribe stage without a speech model)."""
+
+
+def speech_in(store: Store, video_id: str, t_start: float, t_end: float) -> tuple[Speech, ...]:
+    """The transcript lines of `video_id` that overlap [t_start, t_end], in time order, typed:
+    who spoke and whether the words were transcribed, so no reader parses the prose for them."""
+    rows = store.query(
+        "SELECT t_start, t_end, speaker, text, source FROM transcripts "
+        "WHERE video_id = ? AND t_start < ? AND t_end > ? ORDER BY t_start, id",
+        (video_id, max(t_end, t_start + 1e-6), t_start),
+    )
+    lines = (Speech(r["t_start"], r["t_end"], r["text"], r["speaker"], r["source"] != HEARD_ONLY) for r in rows)
+    return tuple(dict.fromkeys(lines))  # a line over two clips is stored with each
 
 
 def visible_frames(store: Store, t_start: float, t_end: float, until: float | None, video_id: str | None) -> list:

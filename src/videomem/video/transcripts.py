@@ -33,7 +33,8 @@ from videomem.video.clips import ClipSpan
 SPEECH_ONLY = "(speech, not transcribed)"
 """Text of a transcript line that only says someone spoke (voice activity, no speech model)."""
 SPEECH_ONLY_SENTENCE = "Someone speaks; the words were not transcribed."
-"""How an offline caption says so; the offline answer step looks for it."""
+"""How an offline caption says so (for people reading it: readers take heard-only speech from
+the typed `Evidence.speech`, not from this sentence)."""
 
 _DAY_FORM = re.compile(r"^\s*DAY\d+", re.IGNORECASE)
 _CODE_FORM = re.compile(r"^\s*\d{8}\s*$")

@@ -50,8 +50,8 @@ An option's lexical score is its best sentence's support.
 **Speech nobody transcribed.** A multiple-choice question that asks what was said (a verb of
 speech among its lemmas: "say", "tell", "mention", "hear", …) gets no option when no evidence
 item holds any option's distinguishing words (as whole words) and some evidence is speech that
-was heard but not transcribed (the offline profile has no speech model: `SPEECH_ONLY`
-transcript lines, captions saying `SPEECH_ONLY_SENTENCE`). The words that would decide are in
+was heard but not transcribed (the offline profile has no speech model; the item's typed
+`Evidence.speech` holds a line with `transcribed` false, whatever its prose says). The words that would decide are in
 that speech, so the answer says when someone spoke and that the words are unknown, rather than
 letting the weak prior pick.
 
@@ -82,7 +82,6 @@ from videomem.models.offline.colours import PALETTE
 from videomem.models.offline.intent import question_intent
 from videomem.models.offline.nlp import forms, lemmas, quoted_spans, split_sentences, squash, stopwords, words
 from videomem.timeline import DAY, format_clock, format_day, parse_range, parse_time
-from videomem.video.transcripts import SPEECH_ONLY, SPEECH_ONLY_SENTENCE
 
 COLOUR_WORDS = frozenset({"colour", "color"})
 """Question lemmas that ask for a colour."""
@@ -325,7 +324,7 @@ class OptionScorer:
         held = [forms(e.text) for e in evidence]
         if any(self._distinct(option, options) <= found for option in options for found in held):
             return []
-        return [e for e in evidence if SPEECH_ONLY_SENTENCE in e.text or SPEECH_ONLY in e.text]
+        return [e for e in evidence if any(not line.transcribed for line in e.speech)]
 
     def _coverage(self, option: str, common: set[str], sentence: _Sentence) -> float:
         distinct = [w for w in dict.fromkeys(self._content(option)) if w not in common]
