@@ -173,12 +173,8 @@ class _Client:
             response = self.http.get(url, timeout=min(self.cfg.timeout_s, 10.0))
             response.raise_for_status()
             return response.json()
-        except httpx.TransportError as err:
-            reason = f"cannot connect ({type(err).__name__}: {err or 'no detail'})"
-        except httpx.HTTPStatusError as err:
-            reason = f"HTTP {err.response.status_code}: {_error_detail(err.response)}"
-        except ValueError as err:
-            reason = f"reply is not JSON ({err})"
+        except (httpx.TransportError, httpx.HTTPStatusError, ValueError) as err:
+            reason = _failure(err)
         raise ModelError(f"{self.role} at {url}: {reason}")
 
     def served_models(self) -> list[dict[str, Any]]:
@@ -216,15 +212,21 @@ class _Client:
                 if cut_short or time.monotonic() >= deadline - 0.05
                 else f"no answer within {self.cfg.timeout_s:g} s"
             )
-        except httpx.TransportError as err:
-            reason = f"cannot connect ({type(err).__name__}: {err or 'no detail'})"
-        except httpx.HTTPStatusError as err:
-            reason = f"HTTP {err.response.status_code}: {_error_detail(err.response)}"
-        except ValueError as err:
-            reason = f"reply is not JSON ({err})"
+        except (httpx.TransportError, httpx.HTTPStatusError, ValueError) as err:
+            reason = _failure(err)
         tries = f" after {attempts} attempts" if attempts > 1 else ""
         who = f"{self.role} ({self.cfg.backend} backend, model {self.cfg.model!r})"
         raise ModelError(" ".join(f"{who} at {url}: {reason}{tries}".split())) from None
+
+
+def _failure(err: Exception) -> str:
+    """One line for a request that failed on the way (connection), at the server (status) or in
+    its reply (not JSON)."""
+    if isinstance(err, httpx.TransportError):
+        return f"cannot connect ({type(err).__name__}: {err or 'no detail'})"
+    if isinstance(err, httpx.HTTPStatusError):
+        return f"HTTP {err.response.status_code}: {_error_detail(err.response)}"
+    return f"reply is not JSON ({err})"
 
 
 def _error_detail(response: httpx.Response, limit: int = 200) -> str:
