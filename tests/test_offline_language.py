@@ -14,7 +14,7 @@ from videomem.errors import ModelError
 from videomem.evidence import Evidence, Speech
 from videomem.models.base import AgentState, EpisodicFact, KnownTriplet, NewTriplet, ObjectRecord, StepRecord, ToolCall, Triplet
 from videomem.models.offline.language import OfflineLanguage
-from videomem.models.offline.nlp import split_sentences
+from videomem.models.offline.nlp import ScriptParts, script_parts, split_sentences
 from videomem.models.offline.scoring import OptionScorer
 from videomem.models.registry import ModelSet
 
@@ -437,6 +437,36 @@ def test_objects_from_a_caption_are_its_people_and_things(language: OfflineLangu
     assert found["red mug"].kind == "object" and found["red mug"].appearance == ["red"]
     assert found["wooden table"].value == "Alice and a tall woman put the red mug on the wooden table."
     assert language.extract_objects_from_text(["", "Nothing."]) == [[], []]
+
+
+# Cues of A1_JAKE's DAY2 dense captions as released, then a transcript line as the import appends it.
+CHINESE_CAPTION = "我玩着手机 看到Katrina进入了客厅，Alice在从冰箱里面拿东西，Tasha走到了客厅 Jake: Okay, then we need a stopwatch."
+
+
+def test_objects_from_a_chinese_caption_are_its_latin_names_and_its_english_speech(language: OfflineLanguage) -> None:
+    (records,) = language.extract_objects_from_text([CHINESE_CAPTION])
+    found = {r.name: r for r in records}
+    # Before, the English parser made the whole caption one object whose name was 80 characters.
+    assert all(len(name) < 20 for name in found)
+    assert {"Katrina", "Alice", "Tasha", "stopwatch"} <= set(found)
+    assert found["Katrina"].kind == "person" and found["Katrina"].value == "看到Katrina进入了客厅"
+    assert found["Alice"].value == "Alice在从冰箱里面拿东西"
+    assert found["stopwatch"].kind == "object"
+
+
+def test_entities_and_triplets_of_a_chinese_caption(language: OfflineLanguage) -> None:
+    (names,) = language.extract_entities([CHINESE_CAPTION])
+    assert names[:3] == ["Katrina", "Alice", "Tasha"] and "stopwatch" in names
+    assert all(len(n) < 20 for n in names)
+    (triplets,) = language.extract_triplets([CHINESE_CAPTION], [names])
+    assert [(t.relation, t.object) for t in triplets] == [("need", "stopwatch")]
+
+
+def test_script_parts_leave_latin_text_whole_and_find_names_by_their_clause() -> None:
+    assert script_parts("I put the keys on the table.") == ScriptParts("I put the keys on the table.", ())
+    parts = script_parts("打开PPT 用iPad看，Shure说：好的")
+    assert parts.latin == ""
+    assert parts.names == (("PPT", "打开PPT"), ("Shure", "Shure说：好的"))  # 'iPad': not capitalised, not a name
 
 
 def test_offline_translation_keeps_the_text_and_says_so_once(models: ModelSet, caplog) -> None:

@@ -9,8 +9,11 @@ are its object records:
   "small screwdriver"), determiners and pronouns left out;
 * appearance = the phrase's adjectives; value = the sentence that mentions it, as written.
 
-Each entity is listed once per caption (its first mention), at most `MAX_RECORDS`. Captions
-not in English yield what the English model finds in them, which may be nothing.
+Each entity is listed once per caption (its first mention), at most `MAX_RECORDS`. Of a caption
+written in another script (EgoLifeCap's Chinese), the English model reads only its Latin-script
+sentences (quoted speech); a capitalised Latin word standing alone inside the other script is a
+record of its own (a person when written as a name, 'Katrina'; else an object, 'PPT') whose value
+is its clause (`nlp.script_parts`).
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from videomem.models.base import ObjectRecord
-from videomem.models.offline.nlp import load_spacy
+from videomem.models.offline.nlp import ScriptParts, load_spacy, script_parts
 
 MAX_RECORDS = 12
 """Records per caption at most: a dense caption names a handful of things, a list more."""
@@ -31,11 +34,16 @@ _SKIP_DETERMINERS = {"det", "poss", "predet"}
 
 def records_from_captions(captions: Sequence[str]) -> list[list[ObjectRecord]]:
     nlp = load_spacy()
-    return [_records(doc) for doc in nlp.pipe([" ".join(c.split()) for c in captions])]
+    parts = [script_parts(" ".join(c.split())) for c in captions]
+    return [_records(doc, part) for doc, part in zip(nlp.pipe([p.latin for p in parts]), parts)]
 
 
-def _records(doc) -> list[ObjectRecord]:  # noqa: ANN001 - spacy Doc
+def _records(doc, parts: ScriptParts) -> list[ObjectRecord]:  # noqa: ANN001 - spacy Doc
     found: dict[str, ObjectRecord] = {}
+    for name, clause in parts.names:
+        kind = "person" if name[1:].islower() and len(name) > 1 else "object"
+        if name.casefold() not in found and len(found) < MAX_RECORDS:
+            found[name.casefold()] = ObjectRecord(name=name, kind=kind, value=clause)
     people = [e for e in doc.ents if e.label_ == "PERSON" and 1 <= len(e) <= 3 and all(t.is_alpha for t in e)]
     taken = {t.i for e in people for t in e}
     mentions = [(e.start, e.text, "person", [], e.sent.text) for e in people]

