@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from videomem.models.base import ObjectRecord
+from videomem.models.tasks.objects import ObjectRecord
 from videomem.models.offline.nlp import load_spacy
 
 MAX_RECORDS = 12

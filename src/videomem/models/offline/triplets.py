@@ -21,7 +21,7 @@ import re
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 
-from videomem.models.base import Triplet
+from videomem.models.tasks.episodic import Triplet
 from videomem.models.offline.nlp import load_spacy, quoted_spans
 
 FIRST_PERSON = {"i", "me", "my", "myself", "mine"}
