@@ -40,7 +40,8 @@ import yaml
 from PIL import Image
 
 from videomem.config import RoleConfig, default_path
-from videomem.models.base import UsageMeter, VLRequest
+from videomem.models.engines import VLRequest
+from videomem.models.usage import UsageMeter
 from videomem.core import ClipView
 from videomem.models.hf_transformers import AUTO_MAX_BATCH, TransformersEngine
 from videomem.models.prompted import PromptedVision

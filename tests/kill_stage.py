@@ -24,7 +24,9 @@ from pathlib import Path
 import numpy as np
 
 from videomem.config import ModelsConfig, PipelineConfig, RoleConfig
-from videomem.models.base import Batching, ClipNotes, ObjectRecord, UsageMeter
+from videomem.models.engines import Batching
+from videomem.models.tasks.objects import ClipNotes, ObjectRecord
+from videomem.models.usage import UsageMeter
 from videomem.core import ClipView
 from videomem.pipeline.runner import ingest
 from videomem.store import Store

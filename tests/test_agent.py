@@ -15,7 +15,8 @@ from videomem.agent.tools import Memories, ToolCallError, Toolbox
 from videomem.config import AgentConfig, default_path, load_agent
 from videomem.errors import MalformedOutputError, ModelError
 from videomem.evidence import Evidence
-from videomem.models.base import AgentState, AnswerOut, ToolCall, Usage
+from videomem.models.tasks.agent import AgentState, AnswerOut, ToolCall
+from videomem.models.usage import Usage
 from videomem.core import ClipView
 from videomem.store import Store
 
@@ -23,7 +24,7 @@ TEXTS = ["RED BALLOON", "TRAIN TO PARIS", "BLUE BICYCLE", "OPEN MARKET", "NIGHT 
 
 
 class ScriptedLanguage:
-    """LanguageTasks double for the loop: plans come from a script; every call costs 10 + 5 tokens."""
+    """`StepPlanning` and `Answering` double for the loop: plans come from a script; every call costs 10 + 5 tokens."""
 
     def __init__(self, plans: list[ToolCall | Exception], meter) -> None:
         self.plans = list(plans)
@@ -46,7 +47,7 @@ class ScriptedLanguage:
 
 
 class FrameVision:
-    """VisionTasks double for video.qa: reports which frames it was shown."""
+    """`FrameAnswering` double for video.qa: reports which frames it was shown."""
 
     def __init__(self) -> None:
         self.views: list[ClipView] = []

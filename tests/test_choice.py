@@ -4,7 +4,7 @@ import pytest
 
 from videomem.agent.react import _resolve
 from videomem.choice import read_choice, search_text, strip_label
-from videomem.models.base import AnswerOut
+from videomem.models.tasks.agent import AnswerOut
 
 DOORS = ["A red door is opened", "The blue door", "The lamp", "Nothing happens"]
 

@@ -19,7 +19,7 @@ from PIL import Image
 from tiny_models import TINY_CLIP, TINY_CLIP_ARCH, build_tiny_clip
 
 from videomem.config import PipelineConfig, RoleConfig, load_models
-from videomem.models.base import UsageMeter
+from videomem.models.usage import UsageMeter
 from videomem.models.open_clip import OpenClipEmbedder
 from videomem.models.registry import ModelSet
 from videomem.pipeline.runner import ingest

@@ -33,7 +33,8 @@ from videomem.agent.tools import Memories, Toolbox
 from videomem.config import AgentConfig, ModelsConfig, PipelineConfig, RoleConfig, load_models
 from videomem.errors import MalformedOutputError
 from videomem.models.asr import OpenAIRecognizer
-from videomem.models.base import UsageMeter, VLRequest
+from videomem.models.engines import VLRequest
+from videomem.models.usage import UsageMeter
 from videomem.models.openai_compat import OpenAICompatEngine
 from videomem.models.registry import ModelSet
 from videomem.pipeline.runner import ingest

@@ -19,7 +19,8 @@ from test_hf_backend import GenerateSpy, role
 from tiny_models import MERGE, build_tiny_qwen2_5_vl, build_tiny_qwen3_vl
 
 from videomem.config import PipelineConfig, load_models
-from videomem.models.base import UsageMeter, VLRequest
+from videomem.models.engines import VLRequest
+from videomem.models.usage import UsageMeter
 from videomem.models.hf_transformers import TransformersEngine
 from videomem.models.registry import ModelSet
 from videomem.pipeline.runner import ingest

@@ -19,7 +19,7 @@ from tiny_models import build_tiny_whisper, convert_to_ctranslate2
 
 from videomem.config import RoleConfig
 from videomem.models.asr import FasterWhisperRecognizer, build_recognizer
-from videomem.models.base import UsageMeter
+from videomem.models.usage import UsageMeter
 from videomem.video.audio import SAMPLE_RATE
 
 SPANS = [(1.0, 3.5), (6.0, 9.25)]

@@ -21,7 +21,8 @@ from videomem.config import RoleConfig, load_models, load_pipeline
 from videomem.errors import ConfigError, TranscriptError
 from videomem.eval.harness import run_eval
 from videomem.memory.registry import open_memory
-from videomem.models.base import Generation, LMRequest, Usage
+from videomem.models.engines import Generation, LMRequest
+from videomem.models.usage import Usage
 from videomem.models.prompted import PromptedLanguage
 from videomem.models.registry import ModelSet
 from videomem.pipeline.runner import ingest

@@ -28,7 +28,7 @@ from videomem.memory import graph as graph_module
 from videomem.memory.episodic import EpisodicMemory
 from videomem.memory.graph import PassageGraph
 from videomem.memory.registry import MEMORIES
-from videomem.models.base import RankCandidate
+from videomem.models.tasks.episodic import RankCandidate
 from videomem.models.offline.rerank import rerank
 from videomem.pipeline.runner import ingest
 from videomem.store import Store

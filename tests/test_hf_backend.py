@@ -12,7 +12,10 @@ from PIL import Image
 from tiny_models import MERGE, build_tiny_qwen2_vl
 from videomem.config import RoleConfig
 from videomem.errors import ModelError
-from videomem.models.base import CaptionOut, LMRequest, Unusable, UsageMeter, VLRequest
+from videomem.models.engines import LMRequest, VLRequest
+from videomem.models.tasks.captioning import CaptionOut
+from videomem.models.tasks.clips import Unusable
+from videomem.models.usage import UsageMeter
 from videomem.core import ClipView
 from videomem.models.hf_transformers import TransformersEngine
 from videomem.models.prompted import PromptedVision

@@ -17,7 +17,8 @@ from videomem.store.clips import clips_of, scope_sql
 from videomem.evidence import Speech
 from videomem.memory.events import EventMemory
 from videomem.memory.objects import ObjectMemory, write_records
-from videomem.models.base import Batching, ObjectRecord
+from videomem.models.engines import Batching
+from videomem.models.tasks.objects import ObjectRecord
 from videomem.core import ClipView
 from videomem.models.offline.language import OfflineLanguage
 from videomem.models.recent import RecentTexts
@@ -29,7 +30,7 @@ PIPELINE = PipelineConfig(caption_batch_size=3, object_batch_size=4)
 
 
 class ScriptedVision:
-    """VisionTasks double: captions name the clip's start; objects come from a script per clip."""
+    """`ClipCaptioning` and `ClipObjects` double: captions name the clip's start; objects come from a script per clip."""
 
     def __init__(self, objects: dict[float, list[ObjectRecord]] | None = None, fail_on_call: int | None = None) -> None:
         self.objects = objects or {}

@@ -12,7 +12,10 @@ from memory_stores import CountingEmbedder, offline_models
 from videomem.core import MAX_OPTIONS
 from videomem.errors import ModelError
 from videomem.evidence import Evidence, Speech
-from videomem.models.base import AgentState, EpisodicFact, KnownTriplet, NewTriplet, ObjectRecord, StepRecord, ToolCall, Triplet
+from videomem.models.tasks.agent import AgentState, StepRecord, ToolCall
+from videomem.models.tasks.episodic import Triplet
+from videomem.models.tasks.objects import ObjectRecord
+from videomem.models.tasks.semantic import EpisodicFact, KnownTriplet, NewTriplet
 from videomem.models.offline.language import OfflineLanguage
 from videomem.models.offline.nlp import ScriptParts, script_parts, split_sentences
 from videomem.models.offline.scoring import OptionScorer

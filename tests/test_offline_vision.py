@@ -18,7 +18,7 @@ from PIL import Image, ImageDraw, ImageFont
 from memory_stores import offline_models
 from videomem.config import RoleConfig
 from videomem.errors import ConfigError
-from videomem.models.base import UsageMeter
+from videomem.models.usage import UsageMeter
 from videomem.core import ClipView
 from videomem.models.offline import imagenet
 from videomem.models.offline.colours import PALETTE, dominant_colours, find_shapes, name_map

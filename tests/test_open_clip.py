@@ -12,7 +12,7 @@ from tiny_models import TINY_CLIP, TINY_CLIP_ARCH, build_tiny_clip
 
 from videomem.config import RoleConfig
 from videomem.errors import ModelError
-from videomem.models.base import UsageMeter
+from videomem.models.usage import UsageMeter
 from videomem.models.open_clip import OpenClipEmbedder
 
 ARCH = TINY_CLIP_ARCH

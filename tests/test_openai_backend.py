@@ -19,7 +19,10 @@ from PIL import Image
 
 from videomem.config import RoleConfig
 from videomem.errors import ModelError
-from videomem.models.base import CaptionOut, LMRequest, ToolCall, UsageMeter, VLRequest
+from videomem.models.engines import LMRequest, VLRequest
+from videomem.models.tasks.agent import ToolCall
+from videomem.models.tasks.captioning import CaptionOut
+from videomem.models.usage import UsageMeter
 from videomem.models.openai_compat import OpenAICompatEmbedder, OpenAICompatEngine
 
 

@@ -11,30 +11,16 @@ from PIL import Image
 from videomem.config import RoleConfig
 from videomem.errors import MalformedOutputError, ModelError
 from videomem.evidence import Evidence
-from videomem.models.base import (
-    AgentState,
-    AnswerOut,
-    CaptionOut,
-    EntitiesOut,
-    EpisodicFact,
-    Generation,
-    LMRequest,
-    MergeDecision,
-    ObjectRecord,
-    ObjectsOut,
-    RankCandidate,
-    RankingOut,
-    SemanticOut,
-    StepRecord,
-    SummaryOut,
-    ToolCall,
-    Triplet,
-    TranslationOut,
-    TripletsOut,
-    Unusable,
-    Usage,
-    VLRequest,
-)
+from videomem.models.engines import Generation, LMRequest, VLRequest
+from videomem.models.tasks.agent import AgentState, AnswerOut, StepRecord, ToolCall
+from videomem.models.tasks.captioning import CaptionOut
+from videomem.models.tasks.clips import Unusable
+from videomem.models.tasks.episodic import EntitiesOut, RankCandidate, RankingOut, Triplet, TripletsOut
+from videomem.models.tasks.objects import MergeDecision, ObjectRecord, ObjectsOut
+from videomem.models.tasks.semantic import EpisodicFact, SemanticOut
+from videomem.models.tasks.summaries import SummaryOut
+from videomem.models.tasks.translation import TranslationOut
+from videomem.models.usage import Usage
 from videomem.core import ClipView
 from videomem.models.prompted import PromptedLanguage, PromptedVision, extract_json
 

@@ -23,7 +23,7 @@ from kill_stage import PIPELINE, HashEmbedder, ScriptedModels, ScriptedVision, c
 from conftest import make_video
 from videomem.config import ModelsConfig, PipelineConfig, RoleConfig
 from videomem.core import ClipView
-from videomem.models.base import ClipNotes
+from videomem.models.tasks.objects import ClipNotes
 from videomem.errors import ConfigError
 from videomem.pipeline.ray_runner import RayOptions, gpus_per_actor, vision_call_size
 from videomem.pipeline.runner import ingest

@@ -30,7 +30,7 @@ from memory_stores import offline_models
 from videomem.agent.tools import MAX_TOP_K
 from videomem.config import load_agent
 from videomem.errors import ConfigError, TimeFormatError, VideoIdError
-from videomem.models.base import ToolCall
+from videomem.models.tasks.agent import ToolCall
 from videomem.models.recent import RecentTexts
 from videomem.core import VideoSource
 from videomem.pipeline.runner import discover_sources

@@ -26,7 +26,7 @@ from videomem.errors import StoreError
 from videomem.evidence import Evidence
 from videomem.memory.events import EventMemory
 from videomem.memory.registry import MEMORIES, Registered
-from videomem.models.base import AnswerOut, ToolCall
+from videomem.models.tasks.agent import AnswerOut, ToolCall
 from videomem.server.app import create_app
 from videomem.store import Store
 

@@ -13,7 +13,8 @@ from kill_stage import PIPELINE, ScriptedModels, ScriptedVision, contents, run_s
 
 from videomem.core import ClipView
 from videomem.errors import ModelError
-from videomem.models.base import ClipNotes, Unusable
+from videomem.models.tasks.clips import Unusable
+from videomem.models.tasks.objects import ClipNotes
 from videomem.pipeline.base import StageContext
 from videomem.pipeline.caption import CaptionStage
 from videomem.pipeline.runner import discover_sources, ingest

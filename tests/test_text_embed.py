@@ -10,7 +10,7 @@ import pytest
 
 from videomem.config import RoleConfig
 from videomem.errors import ModelError
-from videomem.models.base import UsageMeter
+from videomem.models.usage import UsageMeter
 from videomem.models.recent import RecentTexts
 from videomem.models.text_embed import SentenceTransformerEmbedder, offline_minilm_path
 

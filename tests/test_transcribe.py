@@ -32,7 +32,7 @@ from videomem.config import default_path, shipped_profiles, ModelsConfig, Pipeli
 from videomem.errors import ModelError
 from videomem.store.clips import speech_in, transcript_of
 from videomem.models.asr import OpenAIRecognizer, Span, speech_spans
-from videomem.models.base import UsageMeter
+from videomem.models.usage import UsageMeter
 from videomem.models.registry import ModelSet
 from videomem.core import VideoSource
 from videomem.pipeline.runner import ingest

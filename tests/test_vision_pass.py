@@ -14,7 +14,8 @@ from memory_stores import hand_store
 
 from videomem.config import PipelineConfig, RoleConfig
 from videomem.core import VideoSource
-from videomem.models.base import Generation, LMRequest, Usage, VLRequest
+from videomem.models.engines import Generation, LMRequest, VLRequest
+from videomem.models.usage import Usage
 from videomem.models.prompted import PromptedVision
 from videomem.pipeline.base import StageContext
 from videomem.pipeline.caption import CaptionStage

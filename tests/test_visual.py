@@ -18,7 +18,8 @@ from videomem.config import AgentConfig, ModelsConfig, PipelineConfig, RoleConfi
 from videomem.errors import ConfigError, ModelError, StoreError
 from videomem.store.frames import open_frame
 from videomem.memory.visual import VisualMemory
-from videomem.models.base import AnswerOut, UsageMeter
+from videomem.models.tasks.agent import AnswerOut
+from videomem.models.usage import UsageMeter
 from videomem.core import ClipView
 from videomem.models.offline.scene import SceneAnalyser
 from videomem.models.offline.vision import caption
@@ -58,7 +59,7 @@ class ColourEmbedder:
 
 
 class FrameVision:
-    """VisionTasks double: records the question and the frames each answer was asked about."""
+    """`FrameAnswering` double: records the question and the frames each answer was asked about."""
 
     def __init__(self) -> None:
         self.asked: list[tuple[str, ClipView]] = []

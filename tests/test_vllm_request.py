@@ -11,7 +11,9 @@ from PIL import Image
 
 from videomem.config import RoleConfig, default_path, load_models
 from videomem.errors import ModelError
-from videomem.models.base import CaptionOut, LMRequest, UsageMeter, VLRequest
+from videomem.models.engines import LMRequest, VLRequest
+from videomem.models.tasks.captioning import CaptionOut
+from videomem.models.usage import UsageMeter
 from videomem.models.vllm_engine import VLLMEngine, _json_constraint, chat_messages, engine_args, sampling_kwargs
 
 

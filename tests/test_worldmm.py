@@ -15,7 +15,8 @@ from videomem.agent.react import Agent
 from videomem.config import AgentConfig
 from videomem.errors import MalformedOutputError
 from videomem.evidence import Evidence
-from videomem.models.base import AnswerOut, RetrievalDecision, RetrievalState, RoundRecord, Usage
+from videomem.models.tasks.agent import AnswerOut, RetrievalDecision, RetrievalState, RoundRecord
+from videomem.models.usage import Usage
 from videomem.models.offline.intent import question_intent
 from videomem.models.offline.planner import choose_memory
 from videomem.models.prompted import PromptedLanguage, rounds_block
@@ -34,7 +35,7 @@ ANSWER = RetrievalDecision(decision="answer", reason="enough")
 
 
 class ScriptedRounds:
-    """LanguageTasks double: decisions from a script (or a search forever); records what it saw."""
+    """`RetrievalAgent` double: decisions from a script (or a search forever); records what it saw."""
 
     def __init__(self, decisions: list[RetrievalDecision | Exception], meter) -> None:
         self.decisions = list(decisions)

@@ -44,11 +44,15 @@ from videomem.evidence import Evidence
 from videomem.store.clips import require_video
 from videomem.memory.registry import MEMORIES
 from videomem.config import tool_name
-from videomem.models.base import (
+from videomem.models.tasks import require
+from videomem.models.tasks.agent import (
     AgentState,
+    Answering,
     AnswerOut,
+    RetrievalAgent,
     RetrievalState,
     RoundRecord,
+    StepPlanning,
     StepRecord,
     ToolCall,
 )
@@ -120,18 +124,20 @@ class Agent:
                 on_step(step)
 
         if self.cfg.kind == "worldmm":
-            rounds = self._worldmm(question, choices, toolbox, meter, record)
+            agent = require(self.models.language, RetrievalAgent)
+            rounds = self._worldmm(agent, question, choices, toolbox, meter, record)
             evidence = _unique([e for r in rounds for e in r.evidence])
             meter.in_time()
-            out = self.models.language.respond(question, choices, [r for r in rounds if not r.error], now=toolbox.until)
+            out = agent.respond(question, choices, [r for r in rounds if not r.error], now=toolbox.until)
         else:
+            answering = require(self.models.language, Answering)
             if self.cfg.kind == "caption_rag":
                 query = search_text(question, choices) if self.cfg.rag_query == "question_and_options" else question
                 evidence = self._caption_rag(query, toolbox, meter, record)
             else:
                 evidence = self._react(question, choices, toolbox, meter, record)
             meter.in_time()
-            out = self.models.language.answer(question, choices, evidence, now=toolbox.until)
+            out = answering.answer(question, choices, evidence, now=toolbox.until)
         text, choice = _resolve(out, choices)
         record({"step": len(trace) + 1, "tool": "answer", "observation": text, **meter.lap()})
         tokens, seconds = meter.totals()
@@ -156,6 +162,7 @@ class Agent:
     def _react(
         self, question: str, choices: list[str] | None, toolbox: Toolbox, meter: _Meter, record: OnStep
     ) -> list[Evidence]:
+        planner = require(self.models.language, StepPlanning)
         history: list[StepRecord] = []
         gathered: list[Evidence] = []
         schemas = toolbox.schemas()
@@ -166,7 +173,7 @@ class Agent:
             state = AgentState(question, choices, schemas, history, step, self.cfg.max_steps, toolbox.until)
             result = self._plan_and_call(
                 step,
-                lambda state=state: self.models.language.plan_step(state),
+                lambda state=state: planner.plan_step(state),
                 lambda call, error: history.append(StepRecord(call.thought, call.tool, call.arguments, error)),
                 toolbox,
                 meter,
@@ -184,7 +191,8 @@ class Agent:
         return _unique(gathered)
 
     def _worldmm(
-        self, question: str, choices: list[str] | None, toolbox: Toolbox, meter: _Meter, record: OnStep
+        self, agent: RetrievalAgent, question: str, choices: list[str] | None, toolbox: Toolbox, meter: _Meter,
+        record: OnStep,
     ) -> list[RoundRecord]:
         """Retrieval rounds: the decision of each becomes a call of that memory's tool. An
         unusable decision stays in the history with its error (so the model can correct it),
@@ -193,7 +201,7 @@ class Agent:
         rounds: list[RoundRecord] = []
 
         def decide(state: RetrievalState) -> ToolCall:
-            decision = self.models.language.decide_retrieval(state)
+            decision = agent.decide_retrieval(state)
             if decision.decision == "answer":
                 return ToolCall(thought=decision.reason, tool=FINISH, arguments={})
             return ToolCall(thought=decision.reason, tool=tool_name(decision.memory or ""), arguments={"query": decision.query or ""})

@@ -29,6 +29,8 @@ from videomem.evidence import Evidence
 from videomem.memory.registry import MEMORIES, FrameMemory, Memory, Registered, open_memory
 from videomem.memory.timeline_memory import Operation, Request, TimelineMemory
 from videomem.models.registry import ModelSet, image_limit
+from videomem.models.tasks import require
+from videomem.models.tasks.agent import Answering, FrameAnswering
 from videomem.store import Store
 from videomem.store.clips import evenly, timeline_kind, visible_frames
 from videomem.store.frames import frames_view
@@ -215,7 +217,7 @@ class Toolbox:
         entries = self._search(query, k)[:k]
         if not entries:
             return ToolResult(self._nothing())
-        out = self.models.language.answer(query, None, entries)
+        out = require(self.models.language, Answering).answer(query, None, entries)
         cited = ", ".join(dict.fromkeys(self._span(e) for e in entries))
         return ToolResult(f"{out.answer.strip()} (from memory entries at {cited})", entries)
 
@@ -238,7 +240,7 @@ class Toolbox:
         budget = min(self.cfg.qa_max_frames, max(1, int(span * self.cfg.qa_fps)))
         frames = evenly(frames, min(budget, self._image_limit))
         view = frames_view(self.store, frames, covered_start, covered_end)
-        out = self.models.vision.answer_from_frames(question, view)
+        out = require(self.models.vision, FrameAnswering).answer_from_frames(question, view)
         evidence = Evidence(covered_start, covered_end, out.answer.strip(), "qa", 1.0, videos[0])
         return ToolResult(
             f"From {len(frames)} frame(s) at {self._span(evidence)}: {evidence.text}", [evidence]
@@ -316,7 +318,8 @@ class Toolbox:
     def _look(self, source: str, frames: Sequence, t_start: float, t_end: float, score: float) -> Evidence:
         """The vision model's answer to the question from these frames, as evidence (of `source`,
         the memory looked at) with the frames."""
-        out = self.models.vision.answer_from_frames(self.question or DESCRIBE_FRAMES, frames_view(self.store, frames, t_start, t_end))
+        seeing = require(self.models.vision, FrameAnswering)
+        out = seeing.answer_from_frames(self.question or DESCRIBE_FRAMES, frames_view(self.store, frames, t_start, t_end))
         paths = tuple(f["path"] for f in frames)
         return Evidence(t_start, t_end, out.answer.strip(), source, score, frames[0]["video_id"], frames=paths)
 

@@ -28,7 +28,7 @@ parts gives what ingesting it at once gives.
 whole batches. Each scale is a HippoRAG-2 graph (`memory/graph.py`), saved under `index/`
 and rebuilt only when its rows change. A query ranks each scale's visible captions by
 Personalized PageRank, the best `per_scale_k` of every scale go to a cross-scale re-rank
-(`LanguageTasks.rerank`), and the first `top_k` of its order are returned with their scale.
+(`CaptionRanking.rerank`), and the first `top_k` of its order are returned with their scale.
 """
 
 from __future__ import annotations
@@ -48,7 +48,8 @@ from videomem.errors import ModelError
 from videomem.evidence import Evidence
 from videomem.memory.speakers import said_between, speaker_entities, speech_triplets
 from videomem.memory.graph import Passage, PassageGraph, SavedGraph, TextVectors, fingerprint, saved_sizes
-from videomem.models.base import RankCandidate
+from videomem.models.tasks import require
+from videomem.models.tasks.episodic import CaptionRanking, EpisodicTasks, RankCandidate
 from videomem.models.registry import ModelSet
 from videomem.store import Store
 from videomem.store.clips import scope_sql, speech_in, timeline_kind
@@ -233,7 +234,7 @@ class EpisodicMemory:
         """Caption, entities and triplets of each window (model calls on the whole batch), then
         one transaction per window. The speakers heard in a window join its entities; on the
         scale built from the clips, each line they said is a triplet too (`memory/speakers.py`)."""
-        language = self.models.language
+        language = require(self.models.language, EpisodicTasks)
         merged = [w for w in batch if len(w.inputs) > 1]
         summaries = language.summarise([[i.text for i in w.inputs] for w in merged]) if merged else []
         if len(summaries) != len(merged):
@@ -374,7 +375,7 @@ class EpisodicMemory:
                 )
         if not candidates:
             return []
-        order = self.models.language.rerank(query, candidates)
+        order = require(self.models.language, CaptionRanking).rerank(query, candidates)
         return [
             Evidence(
                 r["t_start"], r["t_end"], r["text"], SOURCE, scores[i], r["video_id"], scale=r["scale"],

@@ -42,7 +42,7 @@ import numpy as np
 from scipy import sparse
 
 from videomem.errors import StoreError
-from videomem.models.base import TextEmbedder
+from videomem.models.engines import TextEmbedder
 
 SYNONYM_NEIGHBOURS = 10
 """Nearest entities (by embedding) considered as synonyms of each entity."""

@@ -34,7 +34,8 @@ from videomem.core import ProgressFactory, StageResult
 from videomem.errors import ModelError
 from videomem.evidence import Evidence
 from videomem.memory.speakers import said_in_clip, with_speakers
-from videomem.models.base import ObjectRecord
+from videomem.models.tasks import require
+from videomem.models.tasks.objects import CaptionObjects, EntityMerging, ObjectRecord
 from videomem.models.registry import ModelSet
 from videomem.store import Store
 from videomem.store.clips import ClipRow, clips_of, scope_sql, timeline_kind
@@ -256,7 +257,7 @@ class ObjectMemory:
         for start in range(0, len(todo), cfg.caption_batch_size):
             batch = todo[start : start + cfg.caption_batch_size]
             try:
-                found = self.models.language.extract_objects_from_text([imported[c.unit] for c in batch])
+                found = require(self.models.language, CaptionObjects).extract_objects_from_text([imported[c.unit] for c in batch])
             except ModelError as exc:
                 result.failures.append((STAGE, f"{exc} ({len(todo) - start} clips left without objects; re-run ingest to resume)"))
                 break
@@ -357,7 +358,7 @@ class ObjectMemory:
             for obs, found in zip(batch, candidates)
             for _, kind, target in found
         ]
-        decided = self.models.language.same_entity(pairs) if pairs else []
+        decided = require(self.models.language, EntityMerging).same_entity(pairs) if pairs else []
         if len(decided) != len(pairs):
             raise RuntimeError(f"same_entity returned {len(decided)} decisions for {len(pairs)} pairs")
         decisions = iter(decided)
@@ -402,7 +403,7 @@ class ObjectMemory:
                 groups.append(lines)
                 targets.append(entity)
         if groups:
-            for entity, summary in zip(targets, self.models.language.summarise(groups)):
+            for entity, summary in zip(targets, require(self.models.language, EntityMerging).summarise(groups)):
                 entity.summary = summary.strip()
 
     def _write(self, batch: list[_Observation], assigned: list[int], entities: _Entities, changed: list[_Entity]) -> None:

@@ -7,7 +7,7 @@ scale whose captions have their midpoint in it.
 
 **Induction.** Segment by segment in time order, the language model turns the segment's facts
 into semantic triplets (relations, habits, preferences, abilities), each with the episodic
-triplets that support it (`LanguageTasks.induce_semantic`). So that a habit seen on three
+triplets that support it (`SemanticTasks.induce_semantic`). So that a habit seen on three
 different days can be recognised, the facts of earlier segments of the same timeline that are
 closest in meaning to the segment's own (`RECALL_K` each, `RECALL_SIMILARITY`) go with them,
 labelled by segment. Each fact is embedded once, into a FAISS index kept under `index/`; a run
@@ -17,7 +17,7 @@ ones, so adding a segment embeds nothing for recall however long the timeline al
 **Consolidation.** Each new triplet is compared by embedding with the triplets valid so far on
 its timeline (each text embedded once per run); the `KNOWN_K` most similar at or above
 `semantic_merge_threshold` go with it to the language model
-(`LanguageTasks.consolidate`), which names a known triplet that states the same knowledge (the
+(`SemanticTasks.consolidate`), which names a known triplet that states the same knowledge (the
 evidence is merged into it) and the known triplets the new one contradicts or outdates (they
 are retired). Nothing is deleted: a triplet holds `valid_from` (when its segment's evidence was
 recorded) and `retired_at`, so a question asked with `until` sees the knowledge as it stood then.
@@ -56,7 +56,9 @@ from videomem.memory.graph import (
     fingerprint,
     saved_sizes,
 )
-from videomem.models.base import EpisodicFact, KnownTriplet, NewTriplet, SemanticTriplet, Triplet
+from videomem.models.tasks.episodic import Triplet
+from videomem.models.tasks import require
+from videomem.models.tasks.semantic import EpisodicFact, KnownTriplet, NewTriplet, SemanticTasks, SemanticTriplet
 from videomem.models.registry import ModelSet
 from videomem.store import Store
 from videomem.store.clips import timeline_kind
@@ -287,7 +289,7 @@ class SemanticMemory:
 
     def _add_segment(self, segment: _Segment, history: _History, cfg: PipelineConfig) -> None:
         """Induce, consolidate and write one segment (one transaction)."""
-        language = self.models.language
+        language = require(self.models.language, SemanticTasks)
         facts, rows = self._facts_for(segment, history)
         induced = language.induce_semantic(facts, cfg.min_support_segments)
         items = self._new(induced, facts, segment.scope, cfg)

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from videomem.models.base import ObjectRecord, Triplet
+from videomem.models.tasks.episodic import Triplet
+from videomem.models.tasks.objects import ObjectRecord
 from videomem.store import Store
 
 SAID = "said"

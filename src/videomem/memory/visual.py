@@ -45,7 +45,7 @@ from videomem.config import PipelineConfig, VisualSettings
 from videomem.core import ProgressFactory, StageResult
 from videomem.errors import ConfigError, ModelError, StoreError
 from videomem.evidence import Evidence
-from videomem.models.base import VisualEmbedder
+from videomem.models.engines import VisualEmbedder
 from videomem.models.registry import ModelSet
 from videomem.store import Store
 from videomem.store.clips import timeline_kind, visible_frames, visible_ids

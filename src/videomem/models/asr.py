@@ -28,7 +28,7 @@ import numpy as np
 
 from videomem.config import RoleConfig
 from videomem.errors import ModelError
-from videomem.models.base import Usage, UsageMeter
+from videomem.models.usage import Usage, UsageMeter
 from videomem.video.audio import SAMPLE_RATE
 from videomem.video.transcripts import Segment
 

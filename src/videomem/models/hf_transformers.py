@@ -31,7 +31,8 @@ import torch
 
 from videomem.config import RoleConfig
 from videomem.errors import ModelError
-from videomem.models.base import Batching, Generation, LMRequest, Usage, UsageMeter, VLRequest
+from videomem.models.engines import Batching, Generation, LMRequest, VLRequest
+from videomem.models.usage import Usage, UsageMeter
 from videomem.models.oneline import one_line
 from videomem.models.templates import with_schema
 

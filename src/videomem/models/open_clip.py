@@ -18,7 +18,7 @@ from PIL.Image import Image
 
 from videomem.config import RoleConfig
 from videomem.errors import ModelError
-from videomem.models.base import Usage, UsageMeter
+from videomem.models.usage import Usage, UsageMeter
 from videomem.models.oneline import one_line
 
 

@@ -55,7 +55,8 @@ from tenacity import (
 
 from videomem.config import RoleConfig
 from videomem.errors import ModelError
-from videomem.models.base import Batching, Generation, LMRequest, Usage, UsageMeter, VLRequest, WallShare
+from videomem.models.engines import Batching, Generation, LMRequest, VLRequest
+from videomem.models.usage import Usage, UsageMeter, WallShare
 from videomem.models.templates import with_schema
 
 RETRY_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504})

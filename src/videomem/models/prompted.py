@@ -1,4 +1,7 @@
-"""Tasks fulfilled by a generative engine: a prompt file plus the JSON schema of the answer.
+"""Task protocols (`models/tasks/`) fulfilled by a generative engine: a prompt file plus the
+JSON schema of the answer. `PromptedVision` serves the per-clip vision protocols and
+`FrameAnswering` on a vision-language engine; `PromptedLanguage` every text protocol on a
+language engine.
 
 Every task renders `prompts/<task>.md`, sends the schema of its pydantic output model with the
 request (servers that support it constrain decoding to it), and validates the reply. Models
@@ -26,38 +29,23 @@ from videomem.choice import read_choice
 from videomem.config import RoleConfig
 from videomem.errors import MalformedOutputError, ModelError
 from videomem.evidence import Evidence
-from videomem.models.base import (
+from videomem.models.engines import Batching, LanguageModel, LMRequest, VisionLanguageModel, VLRequest
+from videomem.models.tasks.agent import (
     AgentState,
     AnswerOut,
-    Batching,
-    CaptionOut,
-    ClipNotes,
-    ConsolidationOut,
-    EntitiesOut,
-    EpisodicFact,
-    LanguageModel,
-    LMRequest,
-    MergeDecision,
-    NewTriplet,
-    ObjectRecord,
-    ObjectsOut,
-    RankCandidate,
-    RankingOut,
     RetrievalDecision,
     RetrievalState,
     RoundRecord,
-    SemanticOut,
-    SemanticTriplet,
     StepRecord,
-    SummaryOut,
     ToolCall,
-    TranslationOut,
-    Triplet,
-    TripletsOut,
-    Unusable,
-    VisionLanguageModel,
-    VLRequest,
 )
+from videomem.models.tasks.captioning import CaptionOut
+from videomem.models.tasks.clips import Unusable
+from videomem.models.tasks.episodic import EntitiesOut, RankCandidate, RankingOut, Triplet, TripletsOut
+from videomem.models.tasks.objects import ClipNotes, MergeDecision, ObjectRecord, ObjectsOut
+from videomem.models.tasks.semantic import ConsolidationOut, EpisodicFact, NewTriplet, SemanticOut, SemanticTriplet
+from videomem.models.tasks.summaries import SummaryOut
+from videomem.models.tasks.translation import TranslationOut
 from videomem.core import LETTERS, MAX_OPTIONS, ClipView
 from videomem.models.oneline import one_line
 from videomem.models.templates import render
@@ -222,7 +210,8 @@ class _Prompted:
 
 
 class PromptedVision(_Prompted):
-    """VisionTasks on a vision-language engine (openai, vllm or transformers backend)."""
+    """`ClipDescription` (hence `ClipCaptioning`, `ClipObjects`) and `FrameAnswering` on a
+    vision-language engine (openai, vllm or transformers backend)."""
 
     role = "vlm"
 
@@ -260,15 +249,22 @@ class PromptedVision(_Prompted):
 
 
 class PromptedLanguage(_Prompted):
-    """LanguageTasks on a text engine (any generative backend; images are never sent)."""
+    """Every text protocol of `models/tasks/` (`Summarising`, `EpisodicTasks`, `CaptionRanking`,
+    `SemanticTasks`, `EntityMerging`, `CaptionObjects`, `StepPlanning`, `Answering`,
+    `RetrievalAgent`, `Translation`) on a text engine (any generative backend; images are never
+    sent)."""
 
     role = "llm"
+
+    # ------------------------------------------------------------ Summarising
 
     def summarise(self, groups: Sequence[Sequence[str]]) -> list[str]:
         schema = SummaryOut.model_json_schema()
         prompts = [render("summarise", captions=_numbered(group, start=1)) for group in groups]
         requests = [LMRequest(prompt, json_schema=schema) for prompt in prompts]
         return [out.summary.strip() for out in self._ask_model("summarise", requests, SummaryOut)]
+
+    # ------------------------------------------------------------ EpisodicTasks, CaptionRanking
 
     def extract_entities(self, texts: Sequence[str]) -> list[list[str]]:
         schema = EntitiesOut.model_json_schema()
@@ -298,6 +294,8 @@ class PromptedLanguage(_Prompted):
             return [i for i in dict.fromkeys(validate_reply(text, RankingOut).ids) if i in known]
 
         return self._ask("rerank_captions", [request], parse)[0]
+
+    # ------------------------------------------------------------ SemanticTasks
 
     def induce_semantic(self, facts: Sequence[EpisodicFact], min_segments: int) -> list[SemanticTriplet]:
         lines = "\n".join(
@@ -345,6 +343,8 @@ class PromptedLanguage(_Prompted):
 
         return [self._ask("consolidate_semantic", [request], parser(known))[0] for request, known in zip(requests, known_ids)]
 
+    # ------------------------------------------------------------ EntityMerging, CaptionObjects
+
     def same_entity(self, pairs: Sequence[tuple[ObjectRecord, ObjectRecord]]) -> list[bool]:
         requests = [
             LMRequest(
@@ -354,6 +354,13 @@ class PromptedLanguage(_Prompted):
             for a, b in pairs
         ]
         return [out.same for out in self._ask_model("same_entity", requests, MergeDecision)]
+
+    def extract_objects_from_text(self, captions: Sequence[str]) -> list[list[ObjectRecord]]:
+        schema = ObjectsOut.model_json_schema()
+        requests = [LMRequest(render("extract_objects_from_text", caption=c), json_schema=schema) for c in captions]
+        return [out.objects for out in self._ask_model("extract_objects_from_text", requests, ObjectsOut)]
+
+    # ------------------------------------------------------------ agent: StepPlanning, Answering, RetrievalAgent
 
     def plan_step(self, state: AgentState) -> ToolCall:
         tools = {tool["name"]: tool for tool in state.tools}
@@ -427,15 +434,12 @@ class PromptedLanguage(_Prompted):
         request = LMRequest(prompt=prompt, json_schema=AnswerOut.model_json_schema())
         return self._ask("respond", [request], _answer_parser(choices))[0]
 
+    # ------------------------------------------------------------ Translation
+
     def translate(self, texts: Sequence[str], language: str) -> list[str]:
         schema = TranslationOut.model_json_schema()
         requests = [LMRequest(render("translate", language=language, text=text), json_schema=schema) for text in texts]
         return [out.translation.strip() for out in self._ask_model("translate", requests, TranslationOut)]
-
-    def extract_objects_from_text(self, captions: Sequence[str]) -> list[list[ObjectRecord]]:
-        schema = ObjectsOut.model_json_schema()
-        requests = [LMRequest(render("extract_objects_from_text", caption=c), json_schema=schema) for c in captions]
-        return [out.objects for out in self._ask_model("extract_objects_from_text", requests, ObjectsOut)]
 
 
 def _numbered(texts: Sequence[str], start: int) -> str:

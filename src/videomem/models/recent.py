@@ -21,7 +21,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from videomem.models.base import TextEmbedder
+from videomem.models.engines import TextEmbedder
 
 RECENT_TEXTS = 8192
 """Texts whose vectors are kept (1.5 MB a thousand at 384 dimensions), least recently used out first.

@@ -1,5 +1,10 @@
 """Build the models a run needs from a `models/*.yaml` profile.
 
+The two generative roles are task backends: `vision` (the profile's `vlm`) and `language` (its
+`llm`). A backend implements the task protocols it serves (`models/tasks/`), and a consumer
+takes it through `tasks.require` as the protocol it calls, so a backend needs no stubs for
+tasks nobody asks of it.
+
 Each role is built on first use, so `videomem info` never loads a model and `ingest --stages
 sample` never loads a VLM. Backends are imported lazily: vllm, open_clip or transformers are
 only imported when a profile names them.
@@ -13,19 +18,17 @@ from typing import TYPE_CHECKING
 
 from videomem.config import ModelsConfig, RoleConfig, load_models
 from videomem.errors import ModelError
-from videomem.models.base import (
-    LanguageModel,
-    LanguageTasks,
-    TextEmbedder,
-    UsageMeter,
-    VisionLanguageModel,
-    VisionTasks,
-    VisualEmbedder,
-)
+from videomem.models.engines import LanguageModel, TextEmbedder, VisionLanguageModel, VisualEmbedder
+from videomem.models.tasks import require
+from videomem.models.tasks.agent import Answering
+from videomem.models.usage import UsageMeter
 
 if TYPE_CHECKING:
     from videomem.models.asr import SpeechRecognizer
+    from videomem.models.offline.language import OfflineLanguage
     from videomem.models.offline.scene import SceneAnalyser
+    from videomem.models.offline.vision import OfflineVision
+    from videomem.models.prompted import PromptedLanguage, PromptedVision
 
 
 def build_engine(cfg: RoleConfig, role: str, meter: UsageMeter) -> VisionLanguageModel | LanguageModel:
@@ -128,18 +131,20 @@ class ModelSet:
         return SceneAnalyser()
 
     @cached_property
-    def vision(self) -> VisionTasks:
+    def vision(self) -> PromptedVision | OfflineVision:
+        """The vlm role's backend: per-clip captions and object records, answers from frames."""
         cfg = self.cfg.vlm
         if cfg.backend == "offline":
             from videomem.models.offline.vision import OfflineVision
 
-            return OfflineVision(cfg, self.meter, self.language, self.offline_scene)
+            return OfflineVision(cfg, self.meter, require(self.language, Answering), self.offline_scene)
         from videomem.models.prompted import PromptedVision
 
         return PromptedVision(build_engine(cfg, "vlm", self.meter), cfg)
 
     @cached_property
-    def language(self) -> LanguageTasks:
+    def language(self) -> PromptedLanguage | OfflineLanguage:
+        """The llm role's backend: the text tasks of the memories, the agents and imports."""
         cfg = self.cfg.llm
         if cfg.backend == "offline":
             from videomem.models.offline.language import OfflineLanguage

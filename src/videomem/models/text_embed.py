@@ -15,7 +15,7 @@ import numpy as np
 
 from videomem.config import RoleConfig
 from videomem.errors import ModelError
-from videomem.models.base import Usage, UsageMeter
+from videomem.models.usage import Usage, UsageMeter
 from videomem.models.oneline import one_line
 
 LENGTH_RATIO = 0.75

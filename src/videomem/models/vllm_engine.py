@@ -20,7 +20,8 @@ from typing import Any
 
 from videomem.config import RoleConfig
 from videomem.errors import ModelError
-from videomem.models.base import Batching, Generation, LMRequest, Usage, UsageMeter, VLRequest
+from videomem.models.engines import Batching, Generation, LMRequest, VLRequest
+from videomem.models.usage import Usage, UsageMeter
 
 WINDOW = 512
 """Clips per `llm.chat` call from a stage: enough for the scheduler to fill a GPU's KV cache;

@@ -45,6 +45,8 @@ from pathlib import Path
 from videomem.core import StageResult, VideoSource
 from videomem.errors import ModelError, VideomemError
 from videomem.memory import episodic, events
+from videomem.models.tasks import require
+from videomem.models.tasks.translation import Translation
 from videomem.pipeline.base import StageContext
 from videomem.pipeline.sample import FRAMELESS_FPS, STAGE, SampleStage, unit_key
 from videomem.store import Store
@@ -220,7 +222,7 @@ class _Translator:
     def prepare(self, texts: Sequence[str]) -> None:
         todo = list(dict.fromkeys(t for t in texts if t not in self.done))
         if todo:
-            translated = self.ctx.models.language.translate(todo, self.language)
+            translated = require(self.ctx.models.language, Translation).translate(todo, self.language)
             if len(translated) != len(todo):
                 raise RuntimeError(f"translate returned {len(translated)} texts for {len(todo)}")
             self.done.update(zip(todo, translated))

@@ -39,7 +39,7 @@ from videomem.config import PipelineConfig, RoleConfig
 from videomem.core import StageResult
 from videomem.errors import ConfigError, ModelError, StoreError, VideoError
 from videomem.memory import visual
-from videomem.models.base import Usage, UsageMeter
+from videomem.models.usage import Usage, UsageMeter
 from videomem.models.registry import ModelSet, engine_window
 from videomem.pipeline.base import Stage, StageContext
 from videomem.pipeline.caption import CaptionStage

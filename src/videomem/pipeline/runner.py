@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from videomem.config import STAGE_ORDER, PipelineConfig, check_stages
 from videomem.core import ProgressFactory, StageResult, VideoSource
 from videomem.errors import ConfigError, VideomemError
-from videomem.models.base import Usage
+from videomem.models.usage import Usage
 from videomem.models.registry import ModelSet
 from videomem.pipeline.base import Stage, StageContext
 from videomem.pipeline.ray_runner import RAY_STAGES, RayOptions, connect, ray_stage

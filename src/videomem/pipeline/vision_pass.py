@@ -12,7 +12,11 @@ the raw reply (`Store.mark_failed`, shown by `videomem info`), and the other cli
 stays pending, so the next run retries only the failed clips. A backend failure (every request
 of a batch lost: the server is down) ends the pass and is reported; finished clips are kept.
 
-Batches go to the model as `VisionTasks.batching` says: one large call at a time for a GPU
+Each call takes the vision backend as the task protocol it needs (`models/tasks/`): a pass that
+only captions asks `ClipCaptioning`, one that only records objects `ClipObjects`, and clips that
+need both `ClipDescription`; a backend that lacks the task stops the pass with a line naming it.
+
+Batches go to the model as `ClipTasks.batching` says: one large call at a time for a GPU
 engine, several in flight for an HTTP server so that its `concurrency` is reached across
 batches. A reader thread opens the frames of the next batches while the model works, through a
 bounded queue; only the calling thread touches SQLite. Clips can be added to the plan while the
@@ -33,7 +37,11 @@ from typing import Any
 
 from videomem.core import ClipView, ProgressFactory, StageResult
 from videomem.errors import ModelError, StoreError
-from videomem.models.base import Batching, ClipNotes, Unusable, VisionTasks
+from videomem.models.engines import Batching
+from videomem.models.tasks import require
+from videomem.models.tasks.captioning import ClipCaptioning
+from videomem.models.tasks.clips import ClipTasks, Unusable
+from videomem.models.tasks.objects import ClipDescription, ClipNotes, ClipObjects
 from videomem.store import Store
 from videomem.store.clips import ClipRow, clips_of
 from videomem.store.frames import ClipSources, clip_sources
@@ -63,13 +71,16 @@ class _Loaded:
     views: list[ClipView | StoreError]
 
 
-def ask(vision: VisionTasks, kinds: tuple[str, ...], views: list[ClipView]) -> list:
+def ask(vision: ClipTasks, kinds: tuple[str, ...], views: list[ClipView]) -> list:
     """Per clip, its outputs in `kinds` order ("caption", "objects"), or an Unusable."""
     if len(kinds) == 2:
-        notes = vision.describe_clips(views)
+        notes = require(vision, ClipDescription).describe_clips(views)
         return [n if isinstance(n, Unusable) else (n.caption, n.objects) for n in _checked(notes, views)]
-    task = vision.caption_clips if kinds == ("caption",) else vision.extract_objects
-    return [o if isinstance(o, Unusable) else (o,) for o in _checked(task(views), views)]
+    if kinds == ("caption",):
+        outs: Sequence[Any] = require(vision, ClipCaptioning).caption_clips(views)
+    else:
+        outs = require(vision, ClipObjects).extract_objects(views)
+    return [o if isinstance(o, Unusable) else (o,) for o in _checked(outs, views)]
 
 
 def _checked(values: Sequence[ClipNotes | Any], views: list[ClipView]) -> Sequence[Any]:
@@ -166,7 +177,7 @@ def stopped_failures(pending: Pending, reason: str, left: int) -> None:
 
 def describe_pending(
     store: Store,
-    vision: Callable[[], VisionTasks],
+    vision: Callable[[], ClipTasks],
     video_ids: Sequence[str],
     batch_size: int,
     progress: ProgressFactory | None,
@@ -205,7 +216,7 @@ class VisionPass:
     def __init__(
         self,
         store: Store,
-        vision: Callable[[], VisionTasks],
+        vision: Callable[[], ClipTasks],
         batch_size: int,
         pending: Pending,
         bar: Any | None,
@@ -216,7 +227,7 @@ class VisionPass:
         self.left = 0
         """Clips added to the plan and not committed yet."""
         self.stopped: str | None = None
-        self.tasks: VisionTasks | None = None
+        self.tasks: ClipTasks | None = None
         self.plan: Batching | None = None
         self.loads: deque[Future[_Loaded]] = deque()
         self.calls: dict[Future[list], _Loaded] = {}
@@ -265,7 +276,7 @@ class VisionPass:
         if self.tasks is None:
             if not self.pending.by_needs:
                 return
-            self.tasks = self.vision()
+            self.tasks = require(self.vision(), ClipTasks)
             self.plan = self.tasks.batching(self.batch_size)
             self.model = ThreadPoolExecutor(self.plan.parallel, thread_name_prefix="vision")
         assert self.plan is not None and self.model is not None

@@ -34,24 +34,12 @@ from videomem.core import LETTERS, MAX_OPTIONS
 from videomem.config import RoleConfig
 from videomem.errors import ModelError
 from videomem.evidence import Evidence
-from videomem.models.base import (
-    AgentState,
-    AnswerOut,
-    ConsolidationOut,
-    EpisodicFact,
-    NewTriplet,
-    ObjectRecord,
-    RankCandidate,
-    RetrievalDecision,
-    RetrievalState,
-    RoundRecord,
-    SemanticTriplet,
-    TextEmbedder,
-    ToolCall,
-    Triplet,
-    Usage,
-    UsageMeter,
-)
+from videomem.models.engines import TextEmbedder
+from videomem.models.tasks.agent import AgentState, AnswerOut, RetrievalDecision, RetrievalState, RoundRecord, ToolCall
+from videomem.models.tasks.episodic import RankCandidate, Triplet
+from videomem.models.tasks.objects import ObjectRecord
+from videomem.models.tasks.semantic import ConsolidationOut, EpisodicFact, NewTriplet, SemanticTriplet
+from videomem.models.usage import Usage, UsageMeter
 from videomem.models.offline import require_no_options
 from videomem.models.offline import triplets as triplet_rules
 from videomem.models.offline.colours import PALETTE
@@ -85,6 +73,10 @@ def _count(texts: Sequence[str]) -> int:
 
 
 class OfflineLanguage:
+    """Every text protocol of `models/tasks/` (`Summarising`, `EpisodicTasks`, `CaptionRanking`,
+    `SemanticTasks`, `EntityMerging`, `CaptionObjects`, `StepPlanning`, `Answering`,
+    `RetrievalAgent`, `Translation`) by the algorithms above."""
+
     def __init__(self, cfg: RoleConfig, meter: UsageMeter, text_embedder: TextEmbedder) -> None:
         require_no_options(cfg, ROLE)
         self.cfg = cfg

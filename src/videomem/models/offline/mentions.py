@@ -20,8 +20,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from videomem.models.base import ObjectRecord
 from videomem.models.offline.nlp import ScriptParts, load_spacy, script_parts
+from videomem.models.tasks.objects import ObjectRecord
 
 MAX_RECORDS = 12
 """Records per caption at most: a dense caption names a handful of things, a list more."""

@@ -42,7 +42,7 @@ from collections.abc import Callable
 from typing import Any
 
 from videomem.choice import search_text
-from videomem.models.base import AgentState, RetrievalDecision, RetrievalState, ToolCall
+from videomem.models.tasks.agent import AgentState, RetrievalDecision, RetrievalState, ToolCall
 from videomem.models.offline.intent import question_intent
 from videomem.models.offline.nlp import lemmas
 from videomem.models.offline.scoring import question_times

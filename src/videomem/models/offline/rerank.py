@@ -23,7 +23,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from videomem.models.base import RankCandidate, TextEmbedder
+from videomem.models.engines import TextEmbedder
+from videomem.models.tasks.episodic import RankCandidate
 
 RRF_K = 60
 """The usual reciprocal-rank-fusion constant: ranks deep in a list still count a little."""

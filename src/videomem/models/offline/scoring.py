@@ -77,7 +77,7 @@ import numpy as np
 from videomem.choice import strip_label
 from videomem.errors import TimeFormatError
 from videomem.evidence import Evidence
-from videomem.models.base import TextEmbedder
+from videomem.models.engines import TextEmbedder
 from videomem.models.offline.colours import PALETTE
 from videomem.models.offline.intent import question_intent
 from videomem.models.offline.nlp import forms, lemmas, quoted_spans, split_sentences, squash, stopwords, words

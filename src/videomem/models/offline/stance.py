@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from videomem.models.base import Triplet
+from videomem.models.tasks.episodic import Triplet
 from videomem.models.offline.nlp import lemmas
 
 LIKING = frozenset({"like", "love", "enjoy", "prefer", "favour", "favor", "favourite", "favorite", "adore", "fond"})

@@ -23,8 +23,8 @@ import re
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 
-from videomem.models.base import Triplet
 from videomem.models.offline.nlp import load_spacy, quoted_spans, script_parts
+from videomem.models.tasks.episodic import Triplet
 
 FIRST_PERSON = {"i", "me", "my", "myself", "mine"}
 _MODIFIERS = {"compound", "amod", "nummod", "poss", "nmod"}

@@ -13,16 +13,11 @@ from collections.abc import Sequence
 
 from videomem.config import RoleConfig
 from videomem.evidence import Evidence
-from videomem.models.base import (
-    AnswerOut,
-    Batching,
-    ClipNotes,
-    LanguageTasks,
-    ObjectRecord,
-    Unusable,
-    Usage,
-    UsageMeter,
-)
+from videomem.models.engines import Batching
+from videomem.models.tasks.agent import Answering, AnswerOut
+from videomem.models.tasks.clips import Unusable
+from videomem.models.tasks.objects import ClipNotes, ObjectRecord
+from videomem.models.usage import Usage, UsageMeter
 from videomem.core import ClipView
 from videomem.models.offline import require_no_options
 from videomem.models.offline.colours import place_name, position_phrase
@@ -47,10 +42,12 @@ def _words(texts: Sequence[str]) -> int:
 
 
 class OfflineVision:
-    """VisionTasks from OCR, HOG people, shapes, colours, ImageNet tags, motion and transcript."""
+    """`ClipDescription` (hence `ClipCaptioning`, `ClipObjects`) and `FrameAnswering` from OCR,
+    HOG people, shapes, colours, ImageNet tags, motion and transcript; a frame question is
+    answered by scoring it against the frames' caption (`language`)."""
 
     def __init__(
-        self, cfg: RoleConfig, meter: UsageMeter, language: LanguageTasks, scene: SceneAnalyser | None = None
+        self, cfg: RoleConfig, meter: UsageMeter, language: Answering, scene: SceneAnalyser | None = None
     ) -> None:
         require_no_options(cfg, ROLE)
         self.cfg = cfg

@@ -23,7 +23,8 @@ from PIL.Image import Image
 
 from videomem.config import RoleConfig
 from videomem.core import ClipView
-from videomem.models.base import TextEmbedder, Usage, UsageMeter
+from videomem.models.engines import TextEmbedder
+from videomem.models.usage import Usage, UsageMeter
 from videomem.models.offline import require_no_options
 from videomem.models.offline.scene import SceneAnalyser
 from videomem.models.offline.vision import caption
