@@ -131,7 +131,7 @@ class ImportStage:
                     "VALUES (?, ?, ?, ?, ?, ?)",
                     (clip.id, clip.video_id, clip.t_start, clip.t_end, caption, self.source),
                 )
-                Store.mark_done(tx, events.STAGE, clip.unit)
+                Store.mark_done(tx, events.EventMemory.stage, clip.unit)
             Store.mark_done(tx, self.name, clip.unit)
 
     def _write_transcript(self, store: Store, clip: ClipRow, cues: list[Segment], texts: list[str]) -> None:
@@ -188,7 +188,7 @@ class ImportStage:
             for clip in clips:
                 tx.execute("DELETE FROM stage_progress WHERE stage = ? AND unit = ?", (self.name, clip.unit))
                 if self.kind == "captions" and clip.id in imported:
-                    tx.execute("DELETE FROM stage_progress WHERE stage = ? AND unit = ?", (events.STAGE, clip.unit))
+                    tx.execute("DELETE FROM stage_progress WHERE stage = ? AND unit = ?", (events.EventMemory.stage, clip.unit))
 
 
 def _cues_per_clip(segments: list[Segment], clips: Sequence[ClipRow]) -> dict[int, list[Segment]]:
