@@ -46,7 +46,7 @@ from videomem.core import StageResult, VideoSource
 from videomem.errors import ModelError, VideomemError
 from videomem.memory import episodic, events
 from videomem.pipeline.base import StageContext
-from videomem.pipeline.sample import FRAMELESS_FPS, STAGE, SampleStage, unit_key
+from videomem.pipeline.sample import FRAMELESS_FPS, SampleStage, unit_key
 from videomem.store import Store
 from videomem.store.clips import ClipRow, clips_of, transcript_of
 from videomem.timeline import DAY
@@ -233,7 +233,7 @@ class CaptionGridStage:
     """`sample` for a store built from captions alone: the clips of the import steps' cues on
     the pipeline's clip grid, under one frameless video row per hour, and no frames."""
 
-    name = STAGE
+    name = SampleStage.name
 
     def __init__(self, imports: Sequence[ImportStage], seconds: float) -> None:
         self.seconds = seconds
