@@ -171,7 +171,7 @@ def open_memory(name: str, store: Store, models: ModelSet, cfg: AgentConfig | No
 
 def stage_order() -> tuple[str, ...]:
     """Every stage in the order `ingest` runs them: the pipeline's own (`config.PIPELINE_STAGES`),
-    then each memory's build once the builds it reads (its entry's `after`) are placed, in
+    then each memory's build once the stages it reads (its entry's `after`) are placed, in
     registry order where that leaves a choice. ConfigError when an entry reads a stage that does
     not exist or the dependencies form a cycle."""
     built = [name for name, entry in MEMORIES.items() if entry.builds]
