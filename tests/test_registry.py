@@ -7,17 +7,19 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Annotated
 
 import anyio
 import pytest
 from fastapi.testclient import TestClient
 from live_server import register_memory
 from mcp import Client
+from pydantic import Field
 from memory_stores import hand_store, offline_models
 from typer.testing import CliRunner
 
 from videomem import core
-from videomem.agent.tools import Memories, Toolbox
+from videomem.agent.tools import Memories, ToolCallError, Toolbox
 from videomem.cli import app
 from videomem.config import CAPTIONED, PIPELINE_STAGES, AgentConfig, PipelineConfig, load_agent, stage_names
 from videomem.core import StageResult
@@ -200,4 +202,29 @@ def test_a_memory_of_frames_gets_the_looking_tool_by_its_entry_not_its_name(tmp_
     assert schemas["memory.frames"]["description"].startswith("Visual memory, looked at by the vision-language model")
     assert "time range" in schemas["memory.frames"]["parameters"]["properties"]["query"]["description"]
     assert schemas["memory.events"]["description"] == MEMORIES["events"].description
+    store.close()
+
+
+class CountingMemory(ToyMemory):
+    """Counting memory: how many clips there are. Ask it for a count."""
+
+    def tool(
+        self, until: float | None, video_id: str | None, what: Annotated[str, Field(description="what to count")] = "clips"
+    ) -> tuple[str, list[Evidence]]:
+        """Counting memory: counts the clips recorded by the query time."""
+        found = self.retrieve(what, 100, until, video_id)
+        return f"{len(found)} {what}", found[:1]
+
+
+def test_a_memory_with_its_own_tool_declares_its_arguments(tmp_path: Path, monkeypatch) -> None:
+    store = hand_store(tmp_path / "store", [None] * 3)
+    register_memory(monkeypatch, "count", Registered(CountingMemory, tool="own"))
+    cfg = AgentConfig(tools=("memory.count",))
+    toolbox = Toolbox(store, offline_models(), Memories.open(store, offline_models(), cfg), cfg)
+    schema = {t["name"]: t for t in toolbox.schemas()}["memory.count"]
+    assert schema["description"] == "Counting memory: counts the clips recorded by the query time."
+    assert list(schema["parameters"]["properties"]) == ["what"], "the question's scope is not an argument"
+    assert toolbox.call("memory.count", {"what": "clips"}).observation.startswith("From count memory, 3 clips\n1. ")
+    with pytest.raises(ToolCallError, match="what: Input should be a valid string"):
+        toolbox.call("memory.count", {"what": 3})
     store.close()
