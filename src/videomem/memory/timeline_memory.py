@@ -2,8 +2,9 @@
 
 It offers what every memory has (`build` as the `timeline` stage, `retrieve` for a free-text
 query) and `ask`, the structured operations (`Operation`), which its own agent tool
-(`memory.timeline`, `TimelineMemory.tool`) takes as typed arguments. Every answer is evidence: one entry per interval it was computed
-from, after a first line stating the computed result (a count, an order, a duration).
+(`memory.timeline`, `TimelineMemory.tool`) takes as typed arguments. Every answer is
+evidence: one entry per interval it was computed from, after a first line stating the computed
+result (a count, an order, a duration).
 """
 
 from __future__ import annotations

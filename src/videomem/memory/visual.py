@@ -44,8 +44,8 @@ from PIL import Image
 from videomem.config import VisualSettings
 from videomem.core import StageResult
 from videomem.errors import ConfigError, ModelError, StoreError
-from videomem.evidence import Evidence
 from videomem.memory.build import BuildContext
+from videomem.evidence import Evidence
 from videomem.models.base import VisualEmbedder
 from videomem.models.registry import ModelSet
 from videomem.store import Store
