@@ -28,9 +28,10 @@ import numpy as np
 from corpus_scale import write_corpus
 
 from videomem.config import default_path, load_pipeline
-from videomem.memory.objects import ObjectMemory
+from videomem.memory.events import imported_captions
+from videomem.memory.objects import ObjectMemory, write_records
 from videomem.models.registry import ModelSet
-from videomem.pipeline.objects import extract_objects
+from videomem.pipeline.base import StageContext
 from videomem.store import Store
 
 
@@ -56,7 +57,10 @@ def run(hours: int) -> dict[str, float]:
         memory = ObjectMemory(store, models)
         out: dict[str, float] = {"captions": len(captions)}
         started = time.perf_counter()
-        result = extract_objects(store, models, pipeline, [s.video_id for s in sources])
+        ids, ctx = [s.video_id for s in sources], StageContext(store, pipeline, lambda: models, show_progress=False)
+        imported = imported_captions(store, ids)  # the build's first step: records from the captions, else the frames
+        result = memory.read_imported(pipeline, ids, imported, frozenset())
+        result.failures += ctx.object_records(memory.name, write_records, ids, frozenset(imported)).failures
         out["extract"] = time.perf_counter() - started
         started = time.perf_counter()
         memory.consolidate(pipeline)

@@ -30,6 +30,7 @@ from ppr import passages
 from videomem.config import load_pipeline
 from videomem.memory.timeline_memory import Request, TimelineMemory
 from videomem.models.registry import ModelSet
+from videomem.pipeline.base import StageContext
 from videomem.config import load_models
 from videomem.store import Store
 
@@ -111,7 +112,7 @@ def main() -> int:
         write(store)
         memory = TimelineMemory(store, ModelSet(load_models()))
         started = time.perf_counter()
-        memory.build(load_pipeline())
+        memory.build(StageContext(store, load_pipeline(), lambda: memory.models, show_progress=False), [])
         build = time.perf_counter() - started
         stats = memory.stats()
         print(f"timeline: {stats['facts']:,} facts in {stats['intervals']:,} intervals, {stats['entities']:,} entities; "

@@ -29,9 +29,9 @@ from PIL import Image, ImageDraw, ImageFont
 
 from videomem.config import load_pipeline
 from videomem.synth import MIN_MINUTES, synth
-from videomem.memory import visual
 from videomem.memory.visual import VisualMemory
 from videomem.models.registry import ModelSet
+from videomem.pipeline.base import StageContext
 from videomem.pipeline.runner import ingest
 from videomem.store import Store
 
@@ -63,7 +63,7 @@ def vectors(store: Store) -> dict[tuple[str, int], np.ndarray]:
 
 def timed_build(store: Store, models: ModelSet, ids: list[str]) -> float:
     start = time.perf_counter()
-    result = VisualMemory(store, models).build(load_pipeline(), ids)
+    result = VisualMemory(store, models).build(StageContext(store, load_pipeline(), lambda: models, show_progress=False), ids)
     assert not result.failures, result.failures
     return time.perf_counter() - start
 
@@ -87,7 +87,7 @@ def main() -> None:
         start = time.perf_counter()
         cold_models = fresh_models(store)
         print(f"cold models load + warm-up: {time.perf_counter() - start:.1f} s (not counted)")
-        visual.reset(store, ids)
+        VisualMemory.reset(store, ids)
         cold = timed_build(store, cold_models, ids)
         again = vectors(store)
         assert again.keys() == kept.keys()

@@ -7,19 +7,24 @@
   with the offline models. It is built once per test session, so every test module that
   needs it shares one ingest.
 * `offline_models`: one offline ModelSet per session (loading OCR and MiniLM takes seconds).
+* `built`: a memory's build as `ingest` runs it (its stage's context), with the memory's own
+  store and models.
 """
 
 from __future__ import annotations
 
 import functools
+from collections.abc import Sequence
 from pathlib import Path
 
 from PIL import Image, ImageDraw, ImageFont
 
-from videomem.config import load_models, load_pipeline
+from videomem.config import PipelineConfig, load_models, load_pipeline
+from videomem.core import StageResult
 from videomem.eval.questions import Question
 from videomem.synth import MIN_MINUTES, ScriptedEvent, SynthCorpus, synth
 from videomem.models.registry import ModelSet
+from videomem.pipeline.base import StageContext
 from videomem.pipeline.runner import ingest
 from videomem.store import Store
 
@@ -29,6 +34,12 @@ CLIP = 10.0
 @functools.cache
 def offline_models() -> ModelSet:
     return ModelSet(load_models())
+
+
+def built(memory, cfg: PipelineConfig, video_ids: Sequence[str] = ()) -> StageResult:
+    """`memory.build` in a stage's context over `video_ids` (the corpus-wide memories look at the
+    whole store), with the memory's own store and models and no progress bars."""
+    return memory.build(StageContext(memory.store, cfg, lambda: memory.models, show_progress=False), video_ids)
 
 
 class CountingEmbedder:

@@ -20,7 +20,7 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
-from memory_stores import offline_models
+from memory_stores import built, offline_models
 
 from videomem.config import AgentConfig, PipelineConfig
 from videomem.synth.render import Shot, encode
@@ -132,7 +132,7 @@ def at_once(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict]:
     with Store(root, create=True) as store:
         write_events(store, "h1", HOUR, PART_ONE)
         write_events(store, "h2", HOUR + 10 * len(PART_ONE), PART_TWO)
-        result = EpisodicMemory(store, offline_models()).build(CFG)
+        result = built(EpisodicMemory(store, offline_models()), CFG)
         assert not result.failures
         return root, snapshot(store)
 
@@ -165,7 +165,7 @@ def test_coarse_windows_summarise_the_finer_scale_that_nests_in_them(tmp_path: P
     with Store(tmp_path / "s", create=True) as store:
         write_events(store, "v", 0.0, PART_ONE[:9])
         models = recording_models()
-        EpisodicMemory(store, models).build(CFG)
+        built(EpisodicMemory(store, models), CFG)
         rows = store.query("SELECT scale, text FROM episodic_captions ORDER BY scale, idx")
     caption_of = {(r["scale"], r["text"]) for r in rows}
     assert all(len(g) > 1 for g in models.language.groups), "a window of one input costs no model call"
@@ -194,10 +194,10 @@ def test_two_part_ingest_equals_one_part(tmp_path: Path, at_once: tuple[Path, di
     with Store(tmp_path / "parts", create=True) as store:
         write_events(store, "h1", HOUR, PART_ONE)
         memory = EpisodicMemory(store, offline_models())
-        memory.build(CFG)
+        built(memory, CFG)
         before = {(r["scale"], r["idx"]): (r["id"], r["t_end"]) for r in store.query("SELECT * FROM episodic_captions")}
         write_events(store, "h2", HOUR + 10 * len(PART_ONE), PART_TWO)
-        result = memory.build(CFG)
+        result = built(memory, CFG)
         after = {(r["scale"], r["idx"]): (r["id"], r["t_end"]) for r in store.query("SELECT * FROM episodic_captions")}
         assert snapshot(store) == at_once[1]
     kept = [k for k in before if after[k] == before[k]]
@@ -219,7 +219,7 @@ def test_sigkill_during_the_stage_then_rerun_completes_without_duplicates(
         f"""
         import os, signal, sys
         sys.path.insert(0, {str(Path(__file__).parent)!r})
-        from memory_stores import offline_models
+        from memory_stores import built, offline_models
         from videomem.memory.episodic import EpisodicMemory
         from videomem.store import Store
         from test_episodic import CFG
@@ -232,7 +232,7 @@ def test_sigkill_during_the_stage_then_rerun_completes_without_duplicates(
                 os.kill(os.getpid(), signal.SIGKILL)
             return real(texts, entities)
         language.extract_triplets = dying
-        EpisodicMemory(Store({str(root)!r}), models).build(CFG)
+        built(EpisodicMemory(Store({str(root)!r}), models), CFG)
         """
     )
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(Path(__file__).parents[1] / "src"), os.environ.get("PYTHONPATH", "")])}
@@ -241,7 +241,7 @@ def test_sigkill_during_the_stage_then_rerun_completes_without_duplicates(
     with Store(root) as store:
         written = store.query("SELECT COUNT(*) AS n FROM episodic_captions")[0]["n"]
         assert written == 8, "two batches of 4 windows were committed before the kill"
-        result = EpisodicMemory(store, offline_models()).build(CFG)
+        result = built(EpisodicMemory(store, offline_models()), CFG)
         assert not result.failures and result.skipped == 8
         assert snapshot(store) == at_once[1]
         duplicates = store.query(

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
-from memory_stores import CountingEmbedder, hand_store, offline_models, scripted_store
+from memory_stores import CountingEmbedder, built, hand_store, offline_models, scripted_store
 
 from videomem.config import PipelineConfig
 from videomem.errors import ModelError
@@ -19,11 +19,10 @@ from videomem.memory.events import EventMemory
 from videomem.memory.objects import ObjectMemory, write_records
 from videomem.models.engines import Batching
 from videomem.models.tasks.objects import ObjectRecord
-from videomem.core import ClipView
+from videomem.core import ClipView, StageResult
 from videomem.models.offline.language import OfflineLanguage
 from videomem.models.recent import RecentTexts
 from videomem.pipeline.caption import caption_videos
-from videomem.pipeline.objects import build_objects
 from videomem.store import Store
 
 PIPELINE = PipelineConfig(caption_batch_size=3, object_batch_size=4)
@@ -68,6 +67,11 @@ class _Swapped:
 
 def _with(vision=None, language=None) -> _Swapped:
     return _Swapped(vision=vision, language=language)
+
+
+def build_objects(store: Store, models, cfg: PipelineConfig, video_ids: list[str]) -> StageResult:
+    """The objects stage over these videos, with these models."""
+    return built(ObjectMemory(store, models), cfg, video_ids)
 
 
 # ------------------------------------------------------------------ event memory and index

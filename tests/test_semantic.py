@@ -12,7 +12,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-from memory_stores import CountingEmbedder, offline_models
+from memory_stores import CountingEmbedder, built, offline_models
 
 from videomem.config import PipelineConfig, SemanticSettings
 from videomem.errors import MalformedOutputError
@@ -73,7 +73,7 @@ def test_habit_on_three_days_is_one_triplet_with_evidence_from_all_three(tmp_pat
         },
     )
     memory = _memory(store)
-    result = memory.build(PIPELINE)
+    result = built(memory, PIPELINE)
     assert (result.done, result.skipped, result.failures) == (3, 0, [])
 
     rows = store.query("SELECT * FROM semantic_triplets")
@@ -99,16 +99,16 @@ def test_habit_on_three_days_is_one_triplet_with_evidence_from_all_three(tmp_pat
     assert memory.stats()["triplets valid"] == 1 and memory.stats()["entities"] == 2
 
     # Resumable and incremental: nothing to do again; a new day adds only its own segment.
-    assert (memory.build(PIPELINE).done, memory.build(PIPELINE).skipped) == (0, 3)
+    assert (built(memory, PIPELINE).done, built(memory, PIPELINE).skipped) == (0, 3)
     _add_days(store, {4: [("I", "drink", "tea")]})
-    assert memory.build(PIPELINE).done == 1
+    assert built(memory, PIPELINE).done == 1
     assert store.query("SELECT COUNT(*) FROM semantic_triplets")[0][0] == 1
     assert store.query("SELECT COUNT(*) FROM semantic_evidence")[0][0] == 4
 
     # --force: forgotten, then rebuilt to the same knowledge.
-    semantic.reset(store, ["week"])
+    SemanticMemory.reset(store, ["week"])
     assert store.query("SELECT COUNT(*) FROM semantic_triplets")[0][0] == 0
-    assert memory.build(PIPELINE).done == 4
+    assert built(memory, PIPELINE).done == 4
     assert store.query("SELECT subject, relation, object FROM semantic_triplets")[0][:] == ("I", "drink", "tea")
 
 
@@ -123,7 +123,7 @@ def test_contradicted_preference_is_retired_yet_seen_before_the_change(tmp_path:
         },
     )
     memory = open_memory("semantic", store, offline_models())
-    SemanticMemory(store, offline_models()).build(PIPELINE)
+    built(SemanticMemory(store, offline_models()), PIPELINE)
     rows = {(r["relation"], r["object"]): r for r in store.query("SELECT * FROM semantic_triplets")}
     assert set(rows) == {("like", "green tea"), ("like", "cake"), ("dislike", "green tea")}
     liked, disliked = rows[("like", "green tea")], rows[("dislike", "green tea")]
@@ -150,7 +150,7 @@ def test_retrieval_ranks_by_edge_ppr_and_masks_other_videos(tmp_path: Path) -> N
         },
     )
     memory = _memory(store)
-    memory.build(PIPELINE)
+    built(memory, PIPELINE)
     found = memory.retrieve("Who is Bob's friend?", 3)
     assert _said(found)[0] == "Alice is friend of Bob"
     assert "Bob play guitar" in _said(found)[:2], "the query's entity lifts its other edges above unrelated ones"
@@ -184,14 +184,14 @@ def test_an_unusable_reply_fails_its_segment_only_and_the_rerun_retries_it(tmp_p
     store = _store(tmp_path / "failed", days)
     real = offline_models()
     flaky = SimpleNamespace(cfg=real.cfg, text_embedder=real.text_embedder, language=_FailingOnce(real.language, at=3))
-    result = SemanticMemory(store, flaky).build(PIPELINE)
+    result = built(SemanticMemory(store, flaky), PIPELINE)
     assert result.done == 3 and len(result.failures) == 1
     unit, why = result.failures[0]
     assert "unusable output" in why and "re-run ingest to retry" in why
     [failed] = store.failures()
     assert (failed["stage"], failed["unit"]) == ("semantic", unit)
     assert store.query("SELECT COUNT(*) FROM semantic_segments")[0][0] == 3, "the failed segment left no rows"
-    resumed = SemanticMemory(store, offline_models()).build(PIPELINE)
+    resumed = built(SemanticMemory(store, offline_models()), PIPELINE)
     assert (resumed.done, resumed.skipped, resumed.failures) == (1, 3, [])
     assert store.failures() == [], "its success clears the recorded failure"
 
@@ -207,13 +207,13 @@ def test_adding_days_embeds_only_their_own_texts_however_long_the_history(tmp_pa
     counted = []
     for days in (2, 8):
         store = _store(tmp_path / f"history{days}", history(days))
-        SemanticMemory(store, offline_models()).build(PIPELINE)
+        built(SemanticMemory(store, offline_models()), PIPELINE)
         assert store.query("SELECT COUNT(*) FROM semantic_triplets WHERE retired_at IS NULL")[0][0] == 1 + days // 2
         _add_days(store, {days + 1 + n: facts for n, facts in enumerate(new_days)})
         real = offline_models()
         embedder = CountingEmbedder(real.text_embedder)
         models = SimpleNamespace(cfg=real.cfg, text_embedder=embedder, language=real.language)
-        assert SemanticMemory(store, models).build(PIPELINE).done == 2
+        assert built(SemanticMemory(store, models), PIPELINE).done == 2
         assert {tuple(r) for r in store.query("SELECT subject, relation, object FROM semantic_triplets")} >= {
             ("I", "drink", "tea"), ("Bob", "play", "guitar")
         }
@@ -225,7 +225,7 @@ def test_a_habit_seen_all_week_is_shown_from_a_few_rows_not_its_whole_history(tm
     days = {day: [("I", "drink", "tea"), ("someone", "reads", f"page {day}")] for day in range(1, 13)}
     store = _store(tmp_path, days)
     memory = _memory(store)
-    memory.build(PIPELINE)
+    built(memory, PIPELINE)
     memory.retrieve("what do I drink", 5)  # loads the graph
     handed, query = [], store.query
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from memory_stores import hand_store, offline_models
+from memory_stores import built, hand_store, offline_models
 
 from videomem.agent.tools import Memories, ToolCallError, Toolbox
 from videomem.config import AgentConfig, load_pipeline
@@ -52,7 +52,7 @@ def _timeline_store(root: Path) -> Store:
             " value) VALUES (?, 'v', 70, 80, 'kettle', 'object', '[]', '[]', 'on the stove, steaming')",
             (clips[7]["id"],),
         )
-    TimelineMemory(store, offline_models()).build(load_pipeline())
+    built(TimelineMemory(store, offline_models()), load_pipeline())
     return store
 
 

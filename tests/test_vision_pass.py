@@ -17,9 +17,8 @@ from videomem.core import VideoSource
 from videomem.models.engines import Generation, LMRequest, VLRequest
 from videomem.models.usage import Usage
 from videomem.models.prompted import PromptedVision
-from videomem.pipeline.base import StageContext
+from videomem.pipeline.base import MemoryStage, StageContext
 from videomem.pipeline.caption import CaptionStage
-from videomem.pipeline.objects import ObjectsStage
 from videomem.store import Store
 
 PIPELINE = PipelineConfig(caption_batch_size=2, object_batch_size=4)
@@ -52,7 +51,7 @@ def run(store: Store, engine: ClipEngine, stages: tuple[str, ...] = ("caption", 
     vision = PromptedVision(engine, RoleConfig(backend="openai", model="clip-vlm", base_url="http://x", json_repairs=1))
     ctx = StageContext(store, PIPELINE, lambda: ScriptedModels(vision=vision), show_progress=False, stages=stages)
     results = {}
-    for stage in (CaptionStage(), ObjectsStage()):
+    for stage in (CaptionStage(), MemoryStage("objects")):
         if stage.name in stages:
             results[stage.name] = stage.run(ctx, VIDEO)
     return results

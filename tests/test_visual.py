@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from memory_stores import hand_store, offline_models, picture_store, text_picture
+from memory_stores import built, hand_store, offline_models, picture_store, text_picture
 from PIL import Image, ImageDraw
 from tiny_models import TINY_CLIP, TINY_CLIP_ARCH, build_tiny_clip
 
@@ -24,9 +24,8 @@ from videomem.core import ClipView
 from videomem.models.offline.scene import SceneAnalyser
 from videomem.models.offline.vision import caption
 from videomem.models.registry import ModelSet
-from videomem.pipeline.base import StageContext
+from videomem.pipeline.base import MemoryStage, StageContext
 from videomem.core import VideoSource
-from videomem.pipeline.visual import VisualStage
 from videomem.store import Store
 
 DAY1_11 = 11 * 3600.0
@@ -225,7 +224,7 @@ def test_visual_tool_refuses_a_range_over_parallel_videos(tmp_path: Path) -> Non
 
 
 def _build(store: Store, models: Models, seconds: float = 10.0):
-    return VisualMemory(store, models).build(PipelineConfig(visual_segment_seconds=seconds), ["v"])
+    return built(VisualMemory(store, models), PipelineConfig(visual_segment_seconds=seconds), ["v"])
 
 
 def _rows(store: Store) -> list:
@@ -266,7 +265,7 @@ def test_stage_resumes_embeds_nothing_twice_and_redoes_what_changed(tmp_path: Pa
     assert [e.t_start for e in rebuilt.retrieve("blue", 2)] == [60, 20] and rebuilt.index._index.ntotal == 4
 
     forced = ColourEmbedder()
-    VisualStage().reset(store, [VideoSource(Path("v.mp4"), "v")])
+    MemoryStage("visual").reset(store, [VideoSource(Path("v.mp4"), "v")])
     assert _rows(store) == [] and "visual" not in store.stage_counts()
     assert _build(store, Models(forced), seconds=20).done == 4 and forced.calls == [4, 4, 4, 2]
 
@@ -347,7 +346,7 @@ def picture_memory(tmp_path_factory: pytest.TempPathFactory) -> tuple[Store, Vis
     ]
     store = picture_store(tmp_path_factory.mktemp("pictures"), pictures)
     memory = VisualMemory(store, offline_models())
-    result = VisualStage().run(StageContext(store, PipelineConfig(), offline_models, show_progress=False), [VideoSource(Path("v.mp4"), "v")])
+    result = MemoryStage("visual").run(StageContext(store, PipelineConfig(), offline_models, show_progress=False), [VideoSource(Path("v.mp4"), "v")])
     assert (result.done, result.failures) == (5, [])
     return store, memory
 
@@ -403,7 +402,7 @@ def test_open_clip_path_embeds_segments_with_a_tiny_random_clip(tmp_path: Path) 
     models = ModelSet(cfg)
     store = picture_store(tmp_path / "s", [_solid((200, 30, 30)), _shape((30, 30, 200), "box"), text_picture("EXIT")])
     ctx = StageContext(store, PipelineConfig(), lambda: models, show_progress=False)
-    assert VisualStage().run(ctx, [VideoSource(Path("v.mp4"), "v")]).done == 3
+    assert MemoryStage("visual").run(ctx, [VideoSource(Path("v.mp4"), "v")]).done == 3
     rows = _rows(store)
     assert {r["embedder"] for r in rows} == {f"open_clip:{TINY_CLIP_ARCH}@{weights}:{TINY_CLIP['embed_dim']}"}
     frames = [open_frame(store.root, p) for p in json.loads(rows[1]["frames_json"])]
@@ -411,7 +410,7 @@ def test_open_clip_path_embeds_segments_with_a_tiny_random_clip(tmp_path: Path) 
     assert np.allclose(np.frombuffer(rows[1]["vector"], np.float32), mean / np.linalg.norm(mean), atol=1e-5)
     found = VisualMemory(store, models).retrieve("a blue box", 3)
     assert len(found) == 3 and sorted(e.t_start for e in found) == [0, 10, 20] and all(len(e.frames) == 2 for e in found)
-    assert VisualStage().run(ctx, [VideoSource(Path("v.mp4"), "v")]).done == 0
+    assert MemoryStage("visual").run(ctx, [VideoSource(Path("v.mp4"), "v")]).done == 0
 
 
 # ------------------------------------------------------------------ configuration and CLI

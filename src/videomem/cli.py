@@ -15,7 +15,7 @@ from typing import Annotated, Optional
 import typer
 from rich.console import Console
 
-from videomem.config import SERVE_PORT, STAGE_ORDER, PipelineConfig, load_pipeline
+from videomem.config import SERVE_PORT, PipelineConfig, load_pipeline, stage_names
 from videomem.core import tune_process
 from videomem.errors import VideomemError
 from videomem.timeline import format_clock
@@ -64,7 +64,7 @@ def ingest(
         str, typer.Option("--timeline", help="'single': each video starts at 0. 'egolife': DAYn_..._HHMMSSFF names on a week.")
     ] = "single",
     stages: Annotated[
-        Optional[str], typer.Option("--stages", help=f"Comma-separated subset of: {','.join(STAGE_ORDER)}.")
+        Optional[str], typer.Option("--stages", help=f"Comma-separated subset of: {','.join(stage_names())}.")
     ] = None,
     workers: Annotated[
         int, typer.Option("--workers", min=1, help="Decode processes; long videos are split between them.")

@@ -31,16 +31,26 @@ DEFAULT_PROFILES: dict[str, str] = {"pipelines": "default", "models": "offline",
 SERVE_PORT = 8750
 """`videomem serve`'s default port: not 8000, where `vllm serve` (and the GPU profiles' base_url) listen."""
 
-STAGE_ORDER = ("sample", "transcribe", "caption", "objects", "episodic", "semantic", "timeline", "visual")
-"""Stages that exist, in the order `ingest` runs them. A pipeline lists a subset."""
+PIPELINE_STAGES = ("sample", "transcribe", "caption")
+"""The pipeline's own stages, in the order they run, before every memory's build. Each other
+stage is a memory's build, named as the memory; memory/registry.py orders those."""
+CAPTIONED = "events"
+"""The memory the caption stage fills: it has no build of its own, so no stage of its name."""
+
+
+def stage_names() -> tuple[str, ...]:
+    """Every stage a pipeline may list: the pipeline's own, then one per memory but the one the
+    caption stage fills, in the registry's order (names only: this layer is below the memories)."""
+    return PIPELINE_STAGES + tuple(m for m in core.MEMORY_NAMES if m != CAPTIONED)
 
 
 def check_stages(stages: Sequence[str]) -> tuple[str, ...]:
     """`stages` as given; ValueError naming the first one that does not exist (the one check of
     stage names: pipeline profiles, `ingest --stages`, the server's ingest requests)."""
-    unknown = [s for s in stages if s not in STAGE_ORDER]
+    allowed = stage_names()
+    unknown = [s for s in stages if s not in allowed]
     if unknown:
-        raise ValueError(f"unknown stage {unknown[0]!r}; allowed: {', '.join(STAGE_ORDER)}")
+        raise ValueError(f"unknown stage {unknown[0]!r}; allowed: {', '.join(allowed)}")
     return tuple(stages)
 
 
@@ -61,7 +71,10 @@ class PipelineConfig(_Strict):
         ge=0,
         description="seconds a sampled frame may move to reach a keyframe (0 = exact timestamps)",
     )
-    stages: tuple[str, ...] = STAGE_ORDER
+    stages: tuple[str, ...] = Field(
+        default_factory=stage_names,
+        description="the stages to run, in any order: they run in the registry's order (memory/registry.py)",
+    )
     episodic_scales: tuple[float, ...] = (10.0, 30.0, 180.0, 600.0)
     semantic_segment_seconds: float = Field(300.0, gt=0)
     visual_segment_seconds: float = Field(10.0, gt=0)
@@ -111,7 +124,7 @@ class PipelineConfig(_Strict):
         check_stages(stages)
         if len(set(stages)) != len(stages):
             raise ValueError("a stage is listed twice")
-        return tuple(s for s in STAGE_ORDER if s in stages)
+        return tuple(s for s in stage_names() if s in stages)
 
     @field_validator("episodic_scales")
     @classmethod

@@ -12,7 +12,9 @@ import math
 import re
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Any, Literal
+
+from pydantic import BeforeValidator, Field
 
 from videomem.errors import TimeFormatError
 
@@ -108,6 +110,24 @@ def parse_time(text: str | float | int) -> float:
     if value < 0:
         raise TimeFormatError(f"time {text!r} is negative")
     return value
+
+
+def _seconds(value: Any) -> Any:
+    """A time as a tool call gives it: a number or clock text, as observations print it."""
+    if isinstance(value, (str, int, float)) and not isinstance(value, bool):
+        try:
+            return parse_time(value)
+        except TimeFormatError as exc:
+            raise ValueError(str(exc)) from None
+    return value
+
+
+TimeArgument = Annotated[
+    float,
+    BeforeValidator(_seconds, json_schema_input_type=float | str),
+    Field(description="corpus time: seconds, HH:MM:SS, or DAYn HH:MM:SS as observations print it"),
+]
+"""A corpus time in a tool's arguments (validated by pydantic): seconds or any text `parse_time` reads."""
 
 
 def parse_range(text: str) -> tuple[float, float] | None:

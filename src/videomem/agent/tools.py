@@ -6,9 +6,10 @@ A call that names no tool or whose arguments do not validate raises `ToolCallErr
 the agent shows to the planner and re-asks; it never reaches the user as a crash.
 
 Every registered memory is a `memory.<name>` tool of the kind its registry entry names: one
-that lists what the memory returns, or, for a memory of frames (visual memory), one that shows
-the frames to the vision-language model with the question being answered and returns its answer
-(frames mean nothing to the text-only answer step).
+that lists what the memory returns; for a memory of frames (visual memory), one that shows the
+frames to the vision-language model with the question being answered and returns its answer
+(frames mean nothing to the text-only answer step); or the memory's own tool, whose typed
+arguments its `tool` method declares (timeline memory's operations).
 
 Every tool sees only what the question may see: memory recorded by `until`, in `video_id`.
 """
@@ -19,22 +20,22 @@ import inspect
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Annotated, Any, cast, get_type_hints
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, create_model
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
 from videomem.config import AgentConfig, tool_name
 from videomem.errors import TimeFormatError, VideomemError
 from videomem.evidence import Evidence
-from videomem.memory.registry import MEMORIES, FrameMemory, Memory, Registered, open_memory
-from videomem.memory.timeline_memory import Operation, Request, TimelineMemory
+from videomem.memory.registry import MEMORIES, FrameMemory, Memory, Registered, ToolMemory, open_memory
 from videomem.models.registry import ModelSet, image_limit
 from videomem.models.tasks import require
 from videomem.models.tasks.agent import Answering, FrameAnswering
 from videomem.store import Store
 from videomem.store.clips import evenly, timeline_kind, visible_frames
 from videomem.store.frames import frames_view
-from videomem.timeline import TimeText, parse_range, parse_time
+from videomem.timeline import TimeArgument, TimeText, parse_range
 
 FINISH = "finish"
 """Always available; planners know it by name, so it is not listed among the tool schemas."""
@@ -53,25 +54,10 @@ class ToolCallError(Exception):
     """A malformed call: unknown tool or invalid arguments. Shown to the planner, then re-asked."""
 
 
-def _seconds(value: Any) -> Any:
-    """Times arrive as the planner read them in observations: numbers or clock text."""
-    if isinstance(value, (str, int, float)) and not isinstance(value, bool):
-        try:
-            return parse_time(value)
-        except TimeFormatError as exc:
-            raise ValueError(str(exc)) from None
-    return value
-
-
 Query = Annotated[str, Field(min_length=1, description="short keyword query: people, objects, actions, on-screen text")]
 MAX_TOP_K = 50
 """Most entries one search returns, wherever it is asked for (a tool call, MCP, HTTP)."""
 TopK = Annotated[int | None, Field(ge=1, le=MAX_TOP_K, description="how many entries (default: the agent's top_k)")]
-Time = Annotated[
-    float,
-    BeforeValidator(_seconds, json_schema_input_type=float | str),
-    Field(description="corpus time: seconds, HH:MM:SS, or DAYn HH:MM:SS as observations print it"),
-]
 VisualQuery = Annotated[
     str,
     Field(
@@ -121,15 +107,23 @@ class Tool:
         return {"name": self.name, "description": self.description, "parameters": parameters}
 
 
-def as_tool(name: str, function: Callable[..., ToolResult]) -> Tool:
-    """A tool whose argument model comes from `function`'s signature and its doc's first paragraph."""
-    hints = get_type_hints(function, include_extras=True)
+SCOPE = ("self", "until", "video_id")
+"""Parameters of a memory's own `tool` method that the toolbox fills (the question's scope)."""
+
+
+def as_tool(name: str, function: Callable[..., ToolResult], spec: Callable[..., Any] | None = None) -> Tool:
+    """A tool whose argument model comes from the signature of `spec` (default: `function`) and
+    its description from `spec`'s doc's first paragraph; a memory's own tool method (`spec`)
+    leaves out its scope parameters (`SCOPE`)."""
+    spec = spec or function
+    hints = get_type_hints(spec, include_extras=True)
     fields = {
         param.name: (hints[param.name], ... if param.default is inspect.Parameter.empty else param.default)
-        for param in inspect.signature(function).parameters.values()
+        for param in inspect.signature(spec).parameters.values()
+        if param.name not in SCOPE
     }
     model = create_model(f"{name.replace('.', '_')}_arguments", __config__=ConfigDict(extra="forbid"), **fields)
-    description = inspect.getdoc(function).split("\n\n")[0].replace("\n", " ")
+    description = inspect.getdoc(spec).split("\n\n")[0].replace("\n", " ")
     return Tool(name, description, model, function)
 
 
@@ -166,11 +160,10 @@ class Toolbox:
         self.time = TimeText(timeline_kind(store))
         self._several_videos = video_id is None and store.query("SELECT COUNT(*) AS n FROM videos")[0]["n"] > 1
         self._has_frames = bool(store.query("SELECT 1 FROM frames LIMIT 1"))
-        functions = {"video.retrieval": self.retrieval, "video.rag": self.rag, "video.qa": self.qa}
-        functions |= {tool_name(name): self._memory_tool(name, entry) for name, entry in MEMORIES.items()}
-        functions[tool_name("timeline")] = self.timeline
-        self.tools = {name: as_tool(name, functions[name]) for name in cfg.tools}
-        self.tools[FINISH] = as_tool(FINISH, self.finish)
+        own = {"video.retrieval": self.retrieval, "video.rag": self.rag, "video.qa": self.qa, FINISH: self.finish}
+        makers = {name: partial(as_tool, name, function) for name, function in own.items()}
+        makers |= {tool_name(name): partial(self._memory_tool, name, entry) for name, entry in MEMORIES.items()}
+        self.tools = {name: makers[name]() for name in (*cfg.tools, FINISH)}
 
     def schemas(self) -> list[dict[str, Any]]:
         """JSON schemas of the enabled video tools (not `finish`), for the planner."""
@@ -221,7 +214,7 @@ class Toolbox:
         cited = ", ".join(dict.fromkeys(self._span(e) for e in entries))
         return ToolResult(f"{out.answer.strip()} (from memory entries at {cited})", entries)
 
-    def qa(self, question: Annotated[str, Field(min_length=1)], t_start: Time, t_end: Time) -> ToolResult:
+    def qa(self, question: Annotated[str, Field(min_length=1)], t_start: TimeArgument, t_end: TimeArgument) -> ToolResult:
         """Ask the vision-language model a question about the frames of a time range, for visual
         details the text memory may lack (appearance, positions, states, on-screen text)."""
         if t_end < t_start:
@@ -246,10 +239,13 @@ class Toolbox:
             f"From {len(frames)} frame(s) at {self._span(evidence)}: {evidence.text}", [evidence]
         )
 
-    def _memory_tool(self, memory: str, entry: Registered) -> Callable[..., ToolResult]:
-        """`memory.<name>`: one memory searched directly, entries as it ranks them (or looked at)."""
+    def _memory_tool(self, memory: str, entry: Registered) -> Tool:
+        """`memory.<name>`: one memory searched directly, entries as it ranks them (or looked
+        at, or asked through its own tool)."""
         if entry.tool == "look":
-            return self._looking_tool(memory)
+            return as_tool(tool_name(memory), self._looking_tool(memory))
+        if entry.tool == "own":
+            return as_tool(tool_name(memory), self._own_tool(memory), spec=entry.cls.tool)
 
         def search(query: Query, top_k: TopK = None) -> ToolResult:
             found = self.memories[memory].retrieve(query, top_k or self.cfg.top_k, self.until, self.video_id)
@@ -259,7 +255,18 @@ class Toolbox:
             return ToolResult(f"From {memory} memory:\n" + "\n".join(lines), found)
 
         search.__doc__ = entry.description
-        return search
+        return as_tool(tool_name(memory), search)
+
+    def _own_tool(self, memory: str) -> Callable[..., ToolResult]:
+        """`memory.<name>` through the memory's own `tool` method: its headline, then the
+        intervals (or entries) it came from."""
+
+        def ask(**arguments: Any) -> ToolResult:
+            headline, found = cast(ToolMemory, self.memories[memory]).tool(self.until, self.video_id, **arguments)
+            lines = [f"{n}. {self._entry(e)}" for n, e in enumerate(found, start=1)]
+            return ToolResult(f"From {memory} memory, " + "\n".join([headline, *lines]), found)
+
+        return ask
 
     def _looking_tool(self, name: str) -> Callable[..., ToolResult]:
         """`memory.<name>` over a memory of frames: the vision model looks at what it finds."""
@@ -322,30 +329,6 @@ class Toolbox:
         out = seeing.answer_from_frames(self.question or DESCRIBE_FRAMES, frames_view(self.store, frames, t_start, t_end))
         paths = tuple(f["path"] for f in frames)
         return Evidence(t_start, t_end, out.answer.strip(), source, score, frames[0]["video_id"], frames=paths)
-
-    def timeline(
-        self,
-        operation: Annotated[Operation, Field(description="count / first / last / occurrences of an event; order of two "
-                                              "events; duration of an activity; state of an entity at a time; with: "
-                                              "who was with the entity; search: free text")] = "search",
-        entity: Annotated[str | None, Field(description="person, object or place the question is about")] = None,
-        action: Annotated[str | None, Field(description="what it does, e.g. 'pick up', 'play guitar'")] = None,
-        target: Annotated[str | None, Field(description="what the action is done to or with")] = None,
-        other_entity: Annotated[str | None, Field(description="order: the second event's entity; with: the other person")] = None,
-        other_action: Annotated[str | None, Field(description="order: the second event's action")] = None,
-        other_target: Annotated[str | None, Field(description="order: the second event's target")] = None,
-        at: Annotated[Time | None, Field(description="state: the moment asked about (default: the query time)")] = None,
-        query: Annotated[str | None, Field(description="search: free-text query")] = None,
-    ) -> ToolResult:
-        """Timeline memory: when each person, object and place appeared and what it did, as time
-        intervals (consecutive clips merged, with durations). Counts an event, finds its first or
-        last time, orders two events, says how long an activity lasted, the state of an entity
-        at a time, or who was with whom; every answer lists the intervals it came from."""
-        memory = cast(TimelineMemory, self.memories["timeline"])
-        request = Request(operation, entity, action, target, other_entity, other_action, other_target, at, query)
-        headline, found = memory.ask(request, self.until, self.video_id)
-        lines = [f"{n}. {self._entry(e)}" for n, e in enumerate(found, start=1)]
-        return ToolResult("From timeline memory, " + "\n".join([headline, *lines]), found)
 
     def finish(self, answer: Annotated[str, Field(description="the answer, if already known")] = "") -> ToolResult:
         """Stop searching; the answer is then written from all observations gathered."""

@@ -46,6 +46,7 @@ from videomem.config import EpisodicSettings, PipelineConfig
 from videomem.core import ProgressFactory, StageResult
 from videomem.errors import ModelError
 from videomem.evidence import Evidence
+from videomem.memory.build import BuildContext
 from videomem.memory.speakers import said_between, speaker_entities, speech_triplets
 from videomem.memory.graph import Passage, PassageGraph, SavedGraph, TextVectors, fingerprint, saved_sizes
 from videomem.models.tasks import require
@@ -55,7 +56,6 @@ from videomem.store import Store
 from videomem.store.clips import scope_sql, speech_in, timeline_kind
 from videomem.store.vectors import embedder_identity
 
-STAGE = "episodic"
 SOURCE = "episodic"
 IMPORTED = "imported:"
 """`inputs_hash` prefix of a caption imported as it is (WorldMM's released scales, written by
@@ -130,6 +130,8 @@ class EpisodicMemory:
     activities alike, each with its time range and scale; query by event, action, person,
     object or on-screen text."""
 
+    name = "episodic"
+
     def __init__(self, store: Store, models: ModelSet, settings: EpisodicSettings | None = None) -> None:
         self.store = store
         self.models = models
@@ -138,9 +140,12 @@ class EpisodicMemory:
 
     # ------------------------------------------------------------ build
 
-    def build(self, cfg: PipelineConfig, progress: ProgressFactory | None = None) -> StageResult:
-        """Bring every scale of `cfg` up to date with the clip captions, then the graphs."""
-        result = StageResult(STAGE)
+    def build(self, ctx: BuildContext, video_ids: Sequence[str]) -> StageResult:
+        """Bring every scale of the pipeline up to date with the clip captions, then the graphs.
+        It works on the whole store, not only `video_ids`: on a corpus timeline a window may hold
+        footage of several videos, and only windows whose inputs changed are rewritten."""
+        cfg, progress = ctx.pipeline, ctx.progress
+        result = StageResult(self.name)
         with self.store.transaction() as tx:
             tx.execute(
                 "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
@@ -195,7 +200,7 @@ class EpisodicMemory:
         todo = [w for key, w in windows.items() if key not in stored or stored[key][1] != w.digest]
         result.skipped += len(windows) - len(todo)
         texts = {key: row[2] for key, row in stored.items() if key in windows}
-        bar = progress(len(todo), f"{STAGE} {scale:g} s", unit="window") if progress and todo else None
+        bar = progress(len(todo), f"{self.name} {scale:g} s", unit="window") if progress and todo else None
         try:
             for start in range(0, len(todo), batch_size):
                 batch = todo[start : start + batch_size]
@@ -204,7 +209,7 @@ class EpisodicMemory:
                 except ModelError as exc:
                     left = len(todo) - start
                     result.failures.append(
-                        (STAGE, f"{exc} ({left} windows of the {scale:g} s scale left; re-run ingest to resume)")
+                        (self.name, f"{exc} ({left} windows of the {scale:g} s scale left; re-run ingest to resume)")
                     )
                     return None
                 result.done += len(batch)
@@ -407,15 +412,15 @@ class EpisodicMemory:
             )
         }
 
-
-def reset(store: Store, video_ids: Sequence[str]) -> None:
-    """Forget the windows holding footage of these videos (their entities and triplets go with
-    them), so the next build writes them again; the graphs notice through their fingerprints."""
-    with store.transaction() as tx:
-        for vid in video_ids:
-            tx.execute("DELETE FROM episodic_captions WHERE scope = ? OR video_id = ?", (vid, vid))
-            span = tx.execute("SELECT t_offset, t_offset + duration FROM videos WHERE id = ?", (vid,)).fetchone()
-            if span is not None:
-                tx.execute(
-                    "DELETE FROM episodic_captions WHERE scope = '' AND t_start < ? AND t_end > ?", (span[1], span[0])
-                )
+    @staticmethod
+    def reset(store: Store, video_ids: Sequence[str]) -> None:
+        """Forget the windows holding footage of these videos (their entities and triplets go with
+        them), so the next build writes them again; the graphs notice through their fingerprints."""
+        with store.transaction() as tx:
+            for vid in video_ids:
+                tx.execute("DELETE FROM episodic_captions WHERE scope = ? OR video_id = ?", (vid, vid))
+                span = tx.execute("SELECT t_offset, t_offset + duration FROM videos WHERE id = ?", (vid,)).fetchone()
+                if span is not None:
+                    tx.execute(
+                        "DELETE FROM episodic_captions WHERE scope = '' AND t_start < ? AND t_end > ?", (span[1], span[0])
+                    )

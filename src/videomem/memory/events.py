@@ -22,7 +22,6 @@ from videomem.store import Store
 from videomem.store.clips import ClipRow, clips_of, speech_in, visible_ids
 from videomem.store.vectors import VectorIndex, embedder_identity
 
-STAGE = "caption"
 INDEX_NAME = "events"
 GENERATED = "generated"
 """`events.source` of captions this stage writes."""
@@ -31,6 +30,11 @@ GENERATED = "generated"
 class EventMemory:
     """Event memory: one caption per short clip saying who does what, with which objects, and
     any on-screen text or speech. Query by action, person, object or written words."""
+
+    name = "events"
+    stage = "caption"
+    """The pipeline stage that writes the captions (whose progress marks say which clips have
+    one): the event memory has no build of its own."""
 
     def __init__(self, store: Store, models: ModelSet) -> None:
         self.store = store
@@ -81,6 +85,17 @@ class EventMemory:
         ]
         return sorted(evidence, key=lambda e: (-e.score, e.t_start))
 
+    @staticmethod
+    def reset(store: Store, video_ids: Sequence[str]) -> None:
+        """Forget the captions this stage wrote for these videos so the next build writes them
+        again (the index notices the change through its fingerprint). Imported captions stay."""
+        imported = {r["clip_id"] for r in store.query("SELECT clip_id FROM events WHERE source != ?", (GENERATED,))}
+        units = [c.unit for c in clips_of(store, video_ids) if c.id not in imported]
+        with store.transaction() as tx:
+            tx.executemany("DELETE FROM events WHERE video_id = ? AND source = ?", [(v, GENERATED) for v in video_ids])
+            tx.executemany("DELETE FROM stage_progress WHERE stage = ? AND unit = ?", [(EventMemory.stage, u) for u in units])
+            tx.executemany("DELETE FROM stage_failures WHERE stage = ? AND unit = ?", [(EventMemory.stage, u) for u in units])
+
 
 def write_caption(tx: sqlite3.Connection, clip: ClipRow, caption: str) -> None:
     tx.execute(
@@ -101,14 +116,3 @@ def imported_captions(store: Store, video_ids: Sequence[str]) -> dict[str, str]:
         (GENERATED, *video_ids),
     )
     return {ClipRow(r["id"], r["video_id"], r["idx"], r["t_start"], r["t_end"]).unit: r["text"] for r in rows}
-
-
-def reset(store: Store, video_ids: Sequence[str]) -> None:
-    """Forget the captions this stage wrote for these videos so the next build writes them
-    again (the index notices the change through its fingerprint). Imported captions stay."""
-    imported = {r["clip_id"] for r in store.query("SELECT clip_id FROM events WHERE source != ?", (GENERATED,))}
-    units = [c.unit for c in clips_of(store, video_ids) if c.id not in imported]
-    with store.transaction() as tx:
-        tx.executemany("DELETE FROM events WHERE video_id = ? AND source = ?", [(v, GENERATED) for v in video_ids])
-        tx.executemany("DELETE FROM stage_progress WHERE stage = ? AND unit = ?", [(STAGE, u) for u in units])
-        tx.executemany("DELETE FROM stage_failures WHERE stage = ? AND unit = ?", [(STAGE, u) for u in units])

@@ -33,6 +33,8 @@ from videomem.config import PipelineConfig
 from videomem.core import ProgressFactory, StageResult
 from videomem.errors import ModelError
 from videomem.evidence import Evidence
+from videomem.memory.build import BuildContext
+from videomem.memory.events import imported_captions
 from videomem.memory.speakers import said_in_clip, with_speakers
 from videomem.models.tasks import require
 from videomem.models.tasks.objects import CaptionObjects, EntityMerging, ObjectRecord
@@ -42,7 +44,6 @@ from videomem.store.clips import ClipRow, clips_of, scope_sql, timeline_kind
 from videomem.store.vectors import VectorIndex, embedder_identity
 from videomem.timeline import TimeText
 
-STAGE = "objects"
 INDEX_NAME = "object_observations"
 MAX_CANDIDATES = 3
 """Merge candidates put to the model per observation: the most similar ones above the gate."""
@@ -209,6 +210,8 @@ class ObjectMemory:
     """Object memory: the people and things seen, each with its appearance, identity cues,
     first and last sighting, and what it did in each clip. Query by a person or an object."""
 
+    name = "objects"
+
     def __init__(self, store: Store, models: ModelSet) -> None:
         self.store = store
         self.models = models
@@ -233,15 +236,30 @@ class ObjectMemory:
 
     # ------------------------------------------------------------ build
 
-    def settle(self, cfg: PipelineConfig, result: StageResult, progress: ProgressFactory | None = None) -> StageResult:
-        """After the records of a build are written: consolidate every pending record and refresh
-        the index; a consolidation failure joins `result`'s failures (the next run resumes it)."""
+    def build(self, ctx: BuildContext, video_ids: Sequence[str]) -> StageResult:
+        """Record the objects of every clip of these videos not done yet, one transaction per
+        clip: from the imported caption's text where there is one, else from the frames (the
+        pipeline's vision pass); then consolidate every pending record and refresh the index.
+        Records the caption stage's pass already wrote in this run are not asked again, and
+        clips that failed there are left for the next run."""
+        ahead = ctx.handed_over(self.name)
+        failed = frozenset(unit for unit, _ in ahead.failures) if ahead else frozenset()
+        imported = imported_captions(self.store, video_ids)
+        result = self.read_imported(ctx.pipeline, video_ids, imported, failed)
+        seen = ctx.object_records(self.name, write_records, video_ids, failed | frozenset(imported))
+        result.done += seen.done
+        result.skipped += seen.skipped
+        result.failures += seen.failures
         try:
-            self.consolidate(cfg, progress)
+            self.consolidate(ctx.pipeline, ctx.progress)
         except ModelError as exc:
-            result.failures.append((STAGE, f"consolidation: {exc} (re-run ingest to resume)"))
+            result.failures.append((self.name, f"consolidation: {exc} (re-run ingest to resume)"))
         self.index.refresh()
-        self.index.ensure(progress)
+        self.index.ensure(ctx.progress)
+        if ahead is not None:
+            result.done += ahead.done
+            result.skipped -= ahead.done
+            result.failures[:0] = ahead.failures
         return result
 
     def read_imported(
@@ -249,17 +267,17 @@ class ObjectMemory:
     ) -> StageResult:
         """Records of the clips with an imported caption not done yet, read by the text model
         from it (the vision pass counts those already done as skipped)."""
-        done = self.store.done_units(STAGE)
+        done = self.store.done_units(self.name)
         todo = [
             c for c in clips_of(self.store, video_ids) if c.unit in imported and c.unit not in done | exclude
         ]
-        result = StageResult(STAGE)
+        result = StageResult(self.name)
         for start in range(0, len(todo), cfg.caption_batch_size):
             batch = todo[start : start + cfg.caption_batch_size]
             try:
                 found = require(self.models.language, CaptionObjects).extract_objects_from_text([imported[c.unit] for c in batch])
             except ModelError as exc:
-                result.failures.append((STAGE, f"{exc} ({len(todo) - start} clips left without objects; re-run ingest to resume)"))
+                result.failures.append((self.name, f"{exc} ({len(todo) - start} clips left without objects; re-run ingest to resume)"))
                 break
             if len(found) != len(batch):
                 raise RuntimeError(f"extract_objects_from_text returned {len(found)} lists for {len(batch)} clips")
@@ -267,7 +285,7 @@ class ObjectMemory:
                 records = with_speakers(records, said_in_clip(self.store, clip.id))
                 with self.store.transaction() as tx:
                     write_records(tx, clip, records)
-                    Store.mark_done(tx, STAGE, clip.unit)
+                    Store.mark_done(tx, self.name, clip.unit)
                 result.done += 1
         return result
 
@@ -524,6 +542,18 @@ class ObjectMemory:
             lines.append("Seen: " + " ".join(f"At {self._time(r['t_start'])}: {r['value']}" for r in recent))
         return " ".join(line.rstrip(".") + "." for line in lines)
 
+    @staticmethod
+    def reset(store: Store, video_ids: Sequence[str]) -> None:
+        """Forget these videos' observations and all consolidation (objects span videos), so the
+        next build re-extracts them and re-consolidates every observation deterministically."""
+        units = [c.unit for c in clips_of(store, video_ids)]
+        with store.transaction() as tx:
+            tx.execute("UPDATE object_observations SET object_id = NULL")
+            tx.execute("DELETE FROM objects")
+            tx.executemany("DELETE FROM object_observations WHERE video_id = ?", [(v,) for v in video_ids])
+            tx.executemany("DELETE FROM stage_progress WHERE stage = ? AND unit = ?", [(ObjectMemory.name, u) for u in units])
+            tx.executemany("DELETE FROM stage_failures WHERE stage = ? AND unit = ?", [(ObjectMemory.name, u) for u in units])
+
 
 def write_records(tx: sqlite3.Connection, clip: ClipRow, records: list[ObjectRecord]) -> None:
     tx.executemany(  # a record listed twice for one clip is one observation
@@ -535,15 +565,3 @@ def write_records(tx: sqlite3.Connection, clip: ClipRow, records: list[ObjectRec
             for r in records
         ],
     )
-
-
-def reset(store: Store, video_ids: Sequence[str]) -> None:
-    """Forget these videos' observations and all consolidation (objects span videos), so the
-    next build re-extracts them and re-consolidates every observation deterministically."""
-    units = [c.unit for c in clips_of(store, video_ids)]
-    with store.transaction() as tx:
-        tx.execute("UPDATE object_observations SET object_id = NULL")
-        tx.execute("DELETE FROM objects")
-        tx.executemany("DELETE FROM object_observations WHERE video_id = ?", [(v,) for v in video_ids])
-        tx.executemany("DELETE FROM stage_progress WHERE stage = ? AND unit = ?", [(STAGE, u) for u in units])
-        tx.executemany("DELETE FROM stage_failures WHERE stage = ? AND unit = ?", [(STAGE, u) for u in units])

@@ -44,9 +44,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from videomem.config import PipelineConfig, SemanticSettings
-from videomem.core import ProgressFactory, StageResult
+from videomem.core import StageResult
 from videomem.errors import MalformedOutputError, ModelError
 from videomem.evidence import Evidence
+from videomem.memory.build import BuildContext
 from videomem.memory.graph import (
     Passage,
     PassageGraph,
@@ -65,7 +66,6 @@ from videomem.store.clips import timeline_kind
 from videomem.store.vectors import VectorIndex, embedder_identity
 from videomem.timeline import UNTIL_SLACK, TimeText
 
-STAGE = "semantic"
 SOURCE = "semantic"
 RECALL_INDEX = "semantic_recall"
 RECALL_K = 5
@@ -186,6 +186,8 @@ class SemanticMemory:
     between people, habits, preferences and abilities — kept up to date as it changes. Query by
     entity or concept ("Alice", "coffee", "morning routine") for what usually holds."""
 
+    name = "semantic"
+
     def __init__(self, store: Store, models: ModelSet, settings: SemanticSettings | None = None) -> None:
         self.store = store
         self.models = models
@@ -207,9 +209,12 @@ class SemanticMemory:
 
     # ------------------------------------------------------------ build
 
-    def build(self, cfg: PipelineConfig, progress: ProgressFactory | None = None) -> StageResult:
-        """Add every segment whose inputs are new or changed, in time order, then the graph."""
-        result = StageResult(STAGE)
+    def build(self, ctx: BuildContext, video_ids: Sequence[str]) -> StageResult:
+        """Add every segment whose inputs are new or changed, in time order, then the graph. It
+        works on the whole store, not only `video_ids`: on a corpus timeline consolidation runs
+        across files, and only new or changed segments are added."""
+        cfg, progress = ctx.pipeline, ctx.progress
+        result = StageResult(self.name)
         segments = self._segments(cfg.semantic_segment_seconds)
         stored = {(r["scope"], r["idx"]): r["inputs_hash"] for r in self.store.query("SELECT * FROM semantic_segments")}
         todo = [s for s in segments if stored.get((s.scope, s.idx)) != s.digest]
@@ -218,19 +223,19 @@ class SemanticMemory:
             recall = self._recall_index()
             recall.ensure(progress)
             history = _History(segments, *recall.stored())
-            bar = progress(len(todo), STAGE, unit="segment") if progress else None
+            bar = progress(len(todo), self.name, unit="segment")
             try:
                 for segment in todo:
                     try:
                         self._add_segment(segment, history, cfg)
                     except MalformedOutputError as exc:  # this segment's reply, not the backend: go on
                         with self.store.transaction() as tx:
-                            Store.mark_failed(tx, STAGE, segment.unit, str(exc), exc.reply)
+                            Store.mark_failed(tx, self.name, segment.unit, str(exc), exc.reply)
                         result.failures.append((segment.unit, f"{exc} (recorded; re-run ingest to retry)"))
                         continue
                     except ModelError as exc:
                         left = len(todo) - result.done
-                        result.failures.append((STAGE, f"{exc} ({left} segments left; re-run ingest to resume)"))
+                        result.failures.append((self.name, f"{exc} ({left} segments left; re-run ingest to resume)"))
                         break
                     result.done += 1
                     if bar is not None:
@@ -328,7 +333,7 @@ class SemanticMemory:
                 "INSERT OR REPLACE INTO semantic_segments (scope, idx, t_start, t_end, inputs_hash) VALUES (?, ?, ?, ?, ?)",
                 (segment.scope, segment.idx, segment.t_start, segment.t_end, segment.digest),
             )
-            tx.execute("DELETE FROM stage_failures WHERE stage = ? AND unit = ?", (STAGE, segment.unit))
+            tx.execute("DELETE FROM stage_failures WHERE stage = ? AND unit = ?", (self.name, segment.unit))
 
     def _new(
         self, induced: list[SemanticTriplet], facts: list[EpisodicFact], scope: str, cfg: PipelineConfig
@@ -375,7 +380,7 @@ class SemanticMemory:
         if self._saved is None:
             embedder = self.models.text_embedder
             self._saved = SavedGraph(
-                self.store.index_dir / STAGE,
+                self.store.index_dir / self.name,
                 self._passages,
                 embedder,
                 {"embedder": embedder_identity(self.models.cfg.text_embedder, embedder.dim)},
@@ -396,7 +401,7 @@ class SemanticMemory:
         """Triplets valid now and retired, entities of the valid ones, graph as last saved."""
         rows = self.store.query("SELECT subject, object, retired_at FROM semantic_triplets")
         valid = [r for r in rows if r["retired_at"] is None]
-        nodes, edges = saved_sizes(self.store.index_dir / STAGE)
+        nodes, edges = saved_sizes(self.store.index_dir / self.name)
         return {
             "triplets valid": len(valid),
             "triplets retired": len(rows) - len(valid),
@@ -527,15 +532,16 @@ class SemanticMemory:
         scores = graph.walk(visible).scores(reset, self.settings.damping)[:n_entities]
         return {p: float(scores[s] + scores[o]) for p, (s, o) in ends.items()}
 
-
-def reset(store: Store, video_ids: Sequence[str]) -> None:
-    """Forget the semantic memory of these videos' timelines (all of it on a corpus timeline,
-    where consolidation ran across files), so the next build consolidates them from the start."""
-    scopes = [*video_ids, ""]
-    marks = ",".join("?" * len(scopes))
-    with store.transaction() as tx:
-        tx.execute(f"DELETE FROM semantic_triplets WHERE scope IN ({marks})", scopes)
-        tx.execute(f"DELETE FROM semantic_segments WHERE scope IN ({marks})", scopes)
-        units = [f"{scope or 'corpus'} segment %" for scope in scopes]
-        tx.executemany("DELETE FROM stage_failures WHERE stage = ? AND unit LIKE ?", [(STAGE, u) for u in units])
-
+    @staticmethod
+    def reset(store: Store, video_ids: Sequence[str]) -> None:
+        """Forget the semantic memory of these videos' timelines (all of it on a corpus timeline,
+        where consolidation ran across files), so the next build consolidates them from the start."""
+        scopes = [*video_ids, ""]
+        marks = ",".join("?" * len(scopes))
+        with store.transaction() as tx:
+            tx.execute(f"DELETE FROM semantic_triplets WHERE scope IN ({marks})", scopes)
+            tx.execute(f"DELETE FROM semantic_segments WHERE scope IN ({marks})", scopes)
+            units = [f"{scope or 'corpus'} segment %" for scope in scopes]
+            tx.executemany(
+                "DELETE FROM stage_failures WHERE stage = ? AND unit LIKE ?", [(SemanticMemory.name, u) for u in units]
+            )

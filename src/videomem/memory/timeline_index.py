@@ -37,7 +37,6 @@ from videomem.store import Store
 from videomem.store.clips import scope_sql
 from videomem.timeline import UNTIL_SLACK
 
-STAGE = "timeline"
 INPUTS_META = "timeline_inputs"
 """`meta` key of the digest of the rows the facts were built from."""
 MERGE_GAP = 1.0

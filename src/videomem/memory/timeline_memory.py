@@ -1,31 +1,32 @@
 """Timeline memory: the temporal entity index (`memory/timeline_index.py`) as a memory.
 
-It offers the two verbs every memory has (`build` by its stage, `retrieve` for a free-text
-query) and `ask`, the structured operations (`Operation`) the agent's `memory.timeline` tool
-takes as typed arguments. Every answer is evidence: one entry per interval it was computed
-from, after a first line stating the computed result (a count, an order, a duration).
+It offers what every memory has (`build` as the `timeline` stage, `retrieve` for a free-text
+query) and `ask`, the structured operations (`Operation`), which its own agent tool
+(`memory.timeline`, `TimelineMemory.tool`) takes as typed arguments. Every answer is
+evidence: one entry per interval it was computed from, after a first line stating the computed
+result (a count, an order, a duration).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Annotated, Literal
 
 import numpy as np
+from pydantic import Field
 
-from videomem.config import PipelineConfig
 from videomem.errors import VideomemError
 from videomem.evidence import Evidence
 from videomem.memory import timeline_index
-from videomem.timeline import TimeText
+from videomem.memory.build import BuildContext
+from videomem.timeline import TimeArgument, TimeText
 from videomem.store.clips import timeline_kind
 from videomem.memory.timeline_index import Answer, Event, Interval, TimelineIndex
 from videomem.models.registry import ModelSet
 from videomem.core import StageResult
 from videomem.store import Store
 from videomem.store.vectors import VectorIndex, embedder_identity
-from videomem.core import ProgressFactory
 
 SOURCE = "timeline"
 INDEX_NAME = "timeline_terms"
@@ -56,6 +57,8 @@ class TimelineMemory:
     with durations). Answers how many times, first / last time, which came first, how long,
     the state of something at a time, and who was with whom; each answer cites its intervals."""
 
+    name = "timeline"
+
     def __init__(self, store: Store, models: ModelSet) -> None:
         self.store = store
         self.models = models
@@ -67,16 +70,18 @@ class TimelineMemory:
 
     # ------------------------------------------------------------ build
 
-    def build(self, cfg: PipelineConfig, progress: ProgressFactory | None = None) -> StageResult:
-        """Rewrite the facts from the stored memories when they changed, then embed new terms."""
-        result = StageResult(timeline_index.STAGE)
+    def build(self, ctx: BuildContext, video_ids: Sequence[str]) -> StageResult:
+        """Rewrite the facts from the stored memories when they changed, then embed new terms.
+        The facts are built corpus-wide from what the caption, objects, episodic and transcribe
+        stages stored, whatever `video_ids` holds."""
+        result = StageResult(self.name)
         written = timeline_index.build(self.store, timeline_kind(self.store) == "egolife")
         if written:
             result.done = written
         else:
             result.skipped = 1
         self.term_vectors.refresh()
-        self.term_vectors.ensure(progress)
+        self.term_vectors.ensure(ctx.progress)
         return result
 
     @property
@@ -155,6 +160,29 @@ class TimelineMemory:
             answer = getattr(index, op)(event, until, video_id)
         return self._headline(answer, event), [self._evidence(i, 1.0) for i in answer.intervals]
 
+    def tool(
+        self,
+        until: float | None,
+        video_id: str | None,
+        operation: Annotated[Operation, Field(description="count / first / last / occurrences of an event; order of two "
+                                              "events; duration of an activity; state of an entity at a time; with: "
+                                              "who was with the entity; search: free text")] = "search",
+        entity: Annotated[str | None, Field(description="person, object or place the question is about")] = None,
+        action: Annotated[str | None, Field(description="what it does, e.g. 'pick up', 'play guitar'")] = None,
+        target: Annotated[str | None, Field(description="what the action is done to or with")] = None,
+        other_entity: Annotated[str | None, Field(description="order: the second event's entity; with: the other person")] = None,
+        other_action: Annotated[str | None, Field(description="order: the second event's action")] = None,
+        other_target: Annotated[str | None, Field(description="order: the second event's target")] = None,
+        at: Annotated[TimeArgument | None, Field(description="state: the moment asked about (default: the query time)")] = None,
+        query: Annotated[str | None, Field(description="search: free-text query")] = None,
+    ) -> tuple[str, list[Evidence]]:
+        """Timeline memory: when each person, object and place appeared and what it did, as time
+        intervals (consecutive clips merged, with durations). Counts an event, finds its first or
+        last time, orders two events, says how long an activity lasted, the state of an entity
+        at a time, or who was with whom; every answer lists the intervals it came from."""
+        request = Request(operation, entity, action, target, other_entity, other_action, other_target, at, query)
+        return self.ask(request, until, video_id)
+
     def _headline(self, answer: Answer, event: Event) -> str:
         if answer.match is None:
             return f"no interval of {event.label!r} recorded"
@@ -179,6 +207,11 @@ class TimelineMemory:
         text = f"{interval.text} ({interval.windows} window(s), {_seconds(interval.duration)})"
         return Evidence(interval.t_start, interval.t_end, text, SOURCE, score, interval.video_id)
 
+    @staticmethod
+    def reset(store: Store, video_ids: Sequence[str]) -> None:
+        """The facts are built corpus-wide; any reset rewrites them all."""
+        timeline_index.reset(store)
+
 
 def _seconds(value: float) -> str:
     """A duration as people say it: "45 s", "3 min 20 s", "1 h 05 min"."""
@@ -188,8 +221,3 @@ def _seconds(value: float) -> str:
     if total < 3600:
         return f"{total // 60} min {total % 60:02d} s"
     return f"{total // 3600} h {total % 3600 // 60:02d} min"
-
-
-def reset(store: Store, video_ids: Sequence[str]) -> None:
-    """The facts are built corpus-wide; any reset rewrites them all."""
-    timeline_index.reset(store)

@@ -41,9 +41,10 @@ from dataclasses import dataclass
 import numpy as np
 from PIL import Image
 
-from videomem.config import PipelineConfig, VisualSettings
-from videomem.core import ProgressFactory, StageResult
+from videomem.config import VisualSettings
+from videomem.core import StageResult
 from videomem.errors import ConfigError, ModelError, StoreError
+from videomem.memory.build import BuildContext
 from videomem.evidence import Evidence
 from videomem.models.engines import VisualEmbedder
 from videomem.models.registry import ModelSet
@@ -54,7 +55,6 @@ from videomem.store.vectors import VectorIndex, embedder_identity, separated
 from videomem.timeline import TimeText, parse_range
 from videomem.video.clips import plan_clips
 
-STAGE = "visual"
 INDEX_NAME = "visual_segments"
 SOURCE = "visual"
 """Evidence source of a segment (and of a vision model's answer about visual memory's frames)."""
@@ -122,6 +122,8 @@ class VisualMemory:
     frames look most like it (a scene, an object, a colour, written words); a time range such as
     'DAY1 11:00:00 - DAY1 11:02:00' or '00:10:00 - 00:12:00' returns the frames recorded in it."""
 
+    name = "visual"
+
     def __init__(self, store: Store, models: ModelSet, settings: VisualSettings | None = None) -> None:
         self.store = store
         self.models = models
@@ -161,8 +163,9 @@ class VisualMemory:
 
     # ------------------------------------------------------------ build
 
-    def build(self, cfg: PipelineConfig, video_ids: Sequence[str], progress: ProgressFactory | None = None) -> StageResult:
+    def build(self, ctx: BuildContext, video_ids: Sequence[str]) -> StageResult:
         """Embed every segment of these videos whose stored row is missing or out of date."""
+        cfg, progress = ctx.pipeline, ctx.progress
         identity = self.embedder_id
         segments, failures = self.plan(cfg.visual_segment_seconds, video_ids)
         stored = {
@@ -175,20 +178,18 @@ class VisualMemory:
         }
         self._prune(stored, segments)
         pending = [s for s in segments if not _current(stored.get((s.video_id, s.idx)), s, identity)]
-        result = StageResult(STAGE, skipped=len(segments) - len(pending), failures=failures)
-        bar = progress(len(pending), STAGE, unit="segment") if progress else None
+        result = StageResult(self.name, skipped=len(segments) - len(pending), failures=failures)
+        bar = progress(len(pending), self.name, unit="segment")
         handled = 0
         try:
             for batch, readable, pooled in self.embedded(_batches(pending, self.models.cfg.visual_embedder.batch_size), result):
                 result.done += self._store(readable, pooled, identity)
                 handled += len(batch)
-                if bar is not None:
-                    bar.update(len(batch))
+                bar.update(len(batch))
         except ModelError as exc:
             left = len(pending) - handled
-            result.failures.append((STAGE, f"{exc} ({left} segments left unembedded; re-run ingest to resume)"))
-        if bar is not None:
-            bar.close()
+            result.failures.append((self.name, f"{exc} ({left} segments left unembedded; re-run ingest to resume)"))
+        bar.close()
         self.index.refresh()
         self.index.ensure(progress)
         return result
@@ -249,7 +250,7 @@ class VisualMemory:
         with self.store.transaction() as tx:
             tx.executemany("DELETE FROM visual_segments WHERE video_id = ? AND idx = ?", gone)
             tx.executemany(
-                "DELETE FROM stage_progress WHERE stage = ? AND unit = ?", [(STAGE, f"{v}:{i}") for v, i in gone]
+                "DELETE FROM stage_progress WHERE stage = ? AND unit = ?", [(self.name, f"{v}:{i}") for v, i in gone]
             )
         for key in gone:
             del stored[key]
@@ -266,7 +267,7 @@ class VisualMemory:
                     (segment.video_id, segment.idx, segment.t_start, segment.t_end, json.dumps(segment.frames),
                      identity, np.asarray(vector, dtype=np.float32).tobytes()),
                 )
-                Store.mark_done(tx, STAGE, segment.unit)
+                Store.mark_done(tx, self.name, segment.unit)
         return len(segments)
 
     # ------------------------------------------------------------ retrieve
@@ -354,6 +355,16 @@ class VisualMemory:
                 f"{identity}; search with the profile it was built with, or re-run ingest with the visual stage and this one"
             )
 
+    @staticmethod
+    def reset(store: Store, video_ids: Sequence[str]) -> None:
+        """Forget these videos' segments so the next build embeds them again (the index notices)."""
+        with store.transaction() as tx:
+            tx.executemany("DELETE FROM visual_segments WHERE video_id = ?", [(v,) for v in video_ids])
+            tx.executemany(
+                "DELETE FROM stage_progress WHERE stage = ? AND substr(unit, 1, ?) = ?",
+                [(VisualMemory.name, len(v) + 1, f"{v}:") for v in video_ids],
+            )
+
 
 def pooled_vectors(embedder: VisualEmbedder, images: Sequence[Sequence[Image.Image]]) -> np.ndarray:
     """One L2-normalised mean of the frame embeddings per segment (`images`: its frames)."""
@@ -399,13 +410,3 @@ def _current(row, segment: Segment, identity: str) -> bool:
         and abs(row["t_end"] - segment.t_end) < _EPS
         and tuple(json.loads(row["frames_json"])) == segment.frames
     )
-
-
-def reset(store: Store, video_ids: Sequence[str]) -> None:
-    """Forget these videos' segments so the next build embeds them again (the index notices)."""
-    with store.transaction() as tx:
-        tx.executemany("DELETE FROM visual_segments WHERE video_id = ?", [(v,) for v in video_ids])
-        tx.executemany(
-            "DELETE FROM stage_progress WHERE stage = ? AND substr(unit, 1, ?) = ?",
-            [(STAGE, len(v) + 1, f"{v}:") for v in video_ids],
-        )

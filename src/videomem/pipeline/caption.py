@@ -12,17 +12,19 @@ from typing import Any
 
 from videomem.config import PipelineConfig
 from videomem.core import ProgressFactory, StageResult, VideoSource
-from videomem.memory import events, objects
+from videomem.memory import events
+from videomem.memory.events import EventMemory
+from videomem.memory.objects import ObjectMemory, write_records
 from videomem.models.registry import ModelSet
 from videomem.pipeline.base import StageContext
 from videomem.pipeline.vision_pass import Output, describe_pending
 from videomem.store import Store
 
-CAPTIONS = Output(events.STAGE, events.write_caption)
+CAPTIONS = Output(EventMemory.stage, events.write_caption)
 """What the vision pass fills for the event memory."""
 
-RECORDS = Output(objects.STAGE, objects.write_records)
-"""What the vision pass fills for the object memory."""
+RECORDS = Output(ObjectMemory.name, write_records)
+"""What the vision pass fills for the object memory, when the run builds it too."""
 
 
 def caption_videos(
@@ -31,13 +33,13 @@ def caption_videos(
     """Caption every clip of these videos that has no caption yet, then refresh the index."""
     result = describe_pending(
         store, lambda: models.vision, video_ids, cfg.caption_batch_size, progress, caption=CAPTIONS
-    )[events.STAGE]
-    events.EventMemory(store, models).refresh(progress)
+    )[EventMemory.stage]
+    EventMemory(store, models).refresh(progress)
     return result
 
 
 class CaptionStage:
-    name = events.STAGE
+    name = EventMemory.stage
 
     def run(self, ctx: StageContext, sources: list[VideoSource]) -> StageResult:
         video_ids = [s.video_id for s in sources]
@@ -49,16 +51,16 @@ class CaptionStage:
         and the clips it leaves alone (`exclude`: captioned by import; objects read from text)."""
         return {
             "caption": CAPTIONS,
-            "objects": RECORDS if objects.STAGE in ctx.stages else None,
+            "objects": RECORDS if RECORDS.stage in ctx.stages else None,
             "exclude": frozenset(events.imported_captions(ctx.store, video_ids)),
         }
 
     def finish(self, ctx: StageContext, results: dict[str, StageResult]) -> StageResult:
         """The pass's results: the objects stage's kept for it, the event index brought up to date."""
-        if objects.STAGE in results:
-            ctx.ahead[objects.STAGE] = results[objects.STAGE]
-        events.EventMemory(ctx.store, ctx.models).refresh(ctx.progress)
-        return results[events.STAGE]
+        if RECORDS.stage in results:
+            ctx.ahead[RECORDS.stage] = results[RECORDS.stage]
+        EventMemory(ctx.store, ctx.models).refresh(ctx.progress)
+        return results[self.name]
 
     def describe(
         self, ctx: StageContext, video_ids: list[str], *, caption: Output, objects: Output | None, exclude: frozenset[str]
@@ -76,4 +78,4 @@ class CaptionStage:
         )
 
     def reset(self, store: Store, sources: list[VideoSource]) -> None:
-        events.reset(store, [s.video_id for s in sources])
+        EventMemory.reset(store, [s.video_id for s in sources])

@@ -48,7 +48,7 @@ from videomem.memory import episodic, events
 from videomem.models.tasks import require
 from videomem.models.tasks.translation import Translation
 from videomem.pipeline.base import StageContext
-from videomem.pipeline.sample import FRAMELESS_FPS, STAGE, SampleStage, unit_key
+from videomem.pipeline.sample import FRAMELESS_FPS, SampleStage, unit_key
 from videomem.store import Store
 from videomem.store.clips import ClipRow, clips_of, transcript_of
 from videomem.timeline import DAY
@@ -133,7 +133,7 @@ class ImportStage:
                     "VALUES (?, ?, ?, ?, ?, ?)",
                     (clip.id, clip.video_id, clip.t_start, clip.t_end, caption, self.source),
                 )
-                Store.mark_done(tx, events.STAGE, clip.unit)
+                Store.mark_done(tx, events.EventMemory.stage, clip.unit)
             Store.mark_done(tx, self.name, clip.unit)
 
     def _write_transcript(self, store: Store, clip: ClipRow, cues: list[Segment], texts: list[str]) -> None:
@@ -190,7 +190,7 @@ class ImportStage:
             for clip in clips:
                 tx.execute("DELETE FROM stage_progress WHERE stage = ? AND unit = ?", (self.name, clip.unit))
                 if self.kind == "captions" and clip.id in imported:
-                    tx.execute("DELETE FROM stage_progress WHERE stage = ? AND unit = ?", (events.STAGE, clip.unit))
+                    tx.execute("DELETE FROM stage_progress WHERE stage = ? AND unit = ?", (events.EventMemory.stage, clip.unit))
 
 
 def _cues_per_clip(segments: list[Segment], clips: Sequence[ClipRow]) -> dict[int, list[Segment]]:
@@ -235,7 +235,7 @@ class CaptionGridStage:
     """`sample` for a store built from captions alone: the clips of the import steps' cues on
     the pipeline's clip grid, under one frameless video row per hour, and no frames."""
 
-    name = STAGE
+    name = SampleStage.name
 
     def __init__(self, imports: Sequence[ImportStage], seconds: float) -> None:
         self.seconds = seconds

@@ -41,17 +41,16 @@ from videomem.errors import ConfigError, ModelError, StoreError, VideoError
 from videomem.memory import visual
 from videomem.models.usage import Usage, UsageMeter
 from videomem.models.registry import ModelSet, engine_window
-from videomem.pipeline.base import Stage, StageContext
+from videomem.pipeline.base import MemoryStage, Stage, StageContext
 from videomem.pipeline.caption import CaptionStage
 from videomem.pipeline.sample import ClipJob, EncodedClip, SampledClip, SampleStage, encode_clips, save_frames
 from videomem.pipeline.vision_pass import Output, ask, commit_clip, pending_clips, stopped_failures
-from videomem.pipeline.visual import VisualStage
 from videomem.store.frames import decode_frame, frame_bytes
 
 if TYPE_CHECKING:
     from ray.data import Dataset
 
-RAY_STAGES = ("sample", "caption", "visual")
+RAY_STAGES = (SampleStage.name, CaptionStage.name, visual.VisualMemory.name)
 """Stages whose clip-level work runs on the cluster; the others run on the driver."""
 DECODE_CHUNK = 16
 """Clips per decode task: a task's open and seek are paid over several clips, and what it sends
@@ -109,7 +108,7 @@ def connect(options: RayOptions) -> None:
 
 def ray_stage(name: str, options: RayOptions) -> Stage:
     """The Ray version of a stage in RAY_STAGES."""
-    return {"sample": RaySampleStage, "caption": RayCaptionStage, "visual": RayVisualStage}[name](options)
+    return dict(zip(RAY_STAGES, (RaySampleStage, RayCaptionStage, RayVisualStage)))[name](options)
 
 
 # ---------------------------------------------------------------- rows and steps
@@ -397,10 +396,11 @@ class RayVisualMemory(visual.VisualMemory):
             yield batch, [s for s, e in zip(batch, errors) if e is None], pooled
 
 
-class RayVisualStage(VisualStage):
+class RayVisualStage(MemoryStage):
     """`visual` with the segment embeddings on a pool of actors that hold the visual embedder."""
 
     def __init__(self, options: RayOptions) -> None:
+        super().__init__(visual.VisualMemory.name)
         self.options = options
 
     def memory(self, ctx: StageContext) -> visual.VisualMemory:

@@ -1,5 +1,7 @@
-"""Local pipeline runner: find the videos, then run each stage the pipeline lists, in order
-(`sample` and `caption` streaming into each other, pipeline/streaming.py).
+"""Local pipeline runner: find the videos, then run each stage the pipeline lists, in the
+registry's order (`memory.registry.stage_order`: the pipeline's own stages, then each memory's
+build after the stages it reads), `sample` and `caption` streaming into each other
+(pipeline/streaming.py).
 
 An ingest holds the store's writer lock from start to end, records the pipeline it ran with
 (the `pipeline` key of the `meta` table, part of an eval run's fingerprint), and refuses a file
@@ -8,7 +10,6 @@ whose id already names a different file in the store.
 
 from __future__ import annotations
 
-import importlib
 import os
 import time
 from collections.abc import Callable, Sequence
@@ -16,15 +17,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from videomem.config import STAGE_ORDER, PipelineConfig, check_stages
+from videomem.config import PipelineConfig, check_stages
 from videomem.core import ProgressFactory, StageResult, VideoSource
 from videomem.errors import ConfigError, VideomemError
+from videomem.memory.registry import MEMORIES, stage_order
 from videomem.models.usage import Usage
 from videomem.models.registry import ModelSet
-from videomem.pipeline.base import Stage, StageContext
+from videomem.pipeline.base import MemoryStage, Stage, StageContext
+from videomem.pipeline.caption import CaptionStage
 from videomem.pipeline.ray_runner import RAY_STAGES, RayOptions, connect, ray_stage
-from videomem.pipeline.sample import FRAMELESS_FPS
+from videomem.pipeline.sample import FRAMELESS_FPS, SampleStage
 from videomem.pipeline.streaming import StreamedStages, streamed
+from videomem.pipeline.transcribe import TranscribeStage
 from videomem.store import PIPELINE_META, Store
 from videomem.store.ids import video_id_of
 from videomem.timeline import TimelineKind, egolife_start
@@ -36,28 +40,22 @@ if TYPE_CHECKING:
 VIDEO_EXTENSIONS = {".mp4", ".mkv", ".avi", ".mov", ".webm", ".m4v", ".mpg", ".mpeg", ".ts", ".flv", ".wmv"}
 TRANSCRIPT_EXTENSIONS = (".srt", ".vtt", ".json")
 
-_STAGE_CLASSES = {
-    "sample": "videomem.pipeline.sample:SampleStage",
-    "transcribe": "videomem.pipeline.transcribe:TranscribeStage",
-    "caption": "videomem.pipeline.caption:CaptionStage",
-    "objects": "videomem.pipeline.objects:ObjectsStage",
-    "episodic": "videomem.pipeline.episodic:EpisodicStage",
-    "semantic": "videomem.pipeline.semantic:SemanticStage",
-    "timeline": "videomem.pipeline.timeline:TimelineStage",
-    "visual": "videomem.pipeline.visual:VisualStage",
-}
-assert tuple(_STAGE_CLASSES) == STAGE_ORDER
-FOOTAGE_STAGES = ("transcribe", "visual")
-"""Stages that read a video's pixels or sound: skipped in a store built from captions alone.
-(`caption` runs there: every clip has its imported caption, so it makes no vision call.)"""
+_OWN_STAGES: dict[str, Callable[[], Stage]] = {stage.name: stage for stage in (SampleStage, TranscribeStage, CaptionStage)}
+"""The pipeline's own stages (`config.PIPELINE_STAGES`), by name; every other stage is a memory's build."""
 
 
 def build_stage(name: str, ray: RayOptions | None = None) -> Stage:
     """The stage `name`; with `ray`, its Ray version when its clip-level work runs on a cluster."""
     if ray is not None and name in RAY_STAGES:
         return ray_stage(name, ray)
-    module, cls = _STAGE_CLASSES[name].split(":")
-    return getattr(importlib.import_module(module), cls)()
+    return _OWN_STAGES[name]() if name in _OWN_STAGES else MemoryStage(name)
+
+
+def reads_footage(name: str) -> bool:
+    """Whether stage `name` reads a video's pixels or sound (transcribe, a memory whose entry
+    says so): skipped in a store built from captions alone. (`caption` runs there: every clip
+    has its imported caption, so it makes no vision call.)"""
+    return name == TranscribeStage.name or (name in MEMORIES and MEMORIES[name].footage)
 
 
 @dataclass
@@ -201,7 +199,7 @@ def ingest(
         )
         run = [
             build_stage(name, ray) if grid is None else _without_video(name, grid, ray)
-            for name in STAGE_ORDER
+            for name in stage_order()
             if name in chosen
         ]
         after_sample = 1 if run and run[0].name == "sample" else 0
@@ -235,6 +233,10 @@ def check_request(
         chosen = check_stages(stages) if stages else pipeline.stages
     except ValueError as exc:
         raise ConfigError(f"--stages: {exc}") from None
+    order = stage_order()
+    unbuilt = [s for s in chosen if s not in order]
+    if unbuilt:
+        raise ConfigError(f"stage {unbuilt[0]!r}: the memory {unbuilt[0]!r} has no build")
     return chosen, _import_stages(captions, transcripts, timeline)
 
 
@@ -275,7 +277,7 @@ def _without_video(name: str, grid: Stage, ray: RayOptions | None) -> Stage:
 
     if name == "sample":
         return grid
-    return NeedsFootage(name) if name in FOOTAGE_STAGES else build_stage(name, ray)
+    return NeedsFootage(name) if reads_footage(name) else build_stage(name, ray)
 
 
 def _frameless(store: Store) -> bool:

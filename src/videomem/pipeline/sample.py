@@ -53,7 +53,6 @@ from videomem.video.decode import FrameRequest, FrameSampler
 from videomem.video.probe import VideoInfo, content_hash, frames_end, probe
 from videomem.video.transcripts import Segment, align, load_transcript
 
-STAGE = "sample"
 MIN_CHUNK = 8
 """Clips per worker task at least, so a task's set-up (open, seek) is paid over several clips."""
 EDGE = 1e-3
@@ -177,7 +176,7 @@ class SamplePlan:
 
 
 class SampleStage:
-    name = STAGE
+    name = "sample"
     max_chunk: int | None = None
     """Most clips in one decode job (None: as many as splitting over the workers gives)."""
 
@@ -424,7 +423,7 @@ def _write_clip(store: Store, video: _Video, sampled: SampledClip) -> ClipRow:
             "INSERT INTO transcripts (clip_id, video_id, t_start, t_end, speaker, text) VALUES (?, ?, ?, ?, ?, ?)",
             [(clip_id, vid, offset + s.t_start, offset + s.t_end, s.speaker, s.text) for s in video.segments[clip.index]],
         )
-        Store.mark_done(tx, STAGE, unit_key(vid, clip.index))
+        Store.mark_done(tx, SampleStage.name, unit_key(vid, clip.index))
     return ClipRow(clip_id, vid, clip.index, row.t_start, row.t_end)
 
 

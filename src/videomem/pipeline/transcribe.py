@@ -41,7 +41,6 @@ from videomem.video.audio import AudioChunk, audio_chunks, has_audio
 from videomem.video.clips import ClipSpan
 from videomem.video.transcripts import SPEECH_ONLY, Segment, align
 
-STAGE = "transcribe"
 VAD_STAGE = "transcribe-vad"
 SOURCES = ("asr", HEARD_ONLY)
 
@@ -60,7 +59,7 @@ def no_audio_unit(video_id: str) -> str:
 
 
 class TranscribeStage:
-    name = STAGE
+    name = "transcribe"
 
     def run(self, ctx: StageContext, sources: list[VideoSource]) -> StageResult:
         result = StageResult(self.name)
@@ -86,7 +85,7 @@ class TranscribeStage:
             for source in sources:
                 vid = source.video_id
                 tx.executemany("DELETE FROM transcripts WHERE video_id = ? AND source = ?", [(vid, s) for s in SOURCES])
-                for stage in (STAGE, VAD_STAGE):
+                for stage in (TranscribeStage.name, VAD_STAGE):
                     tx.execute(
                         "DELETE FROM stage_progress WHERE stage = ? AND substr(unit, 1, ?) = ?",
                         (stage, len(vid) + 1, f"{vid}:"),
@@ -132,7 +131,7 @@ class SpeechTrack:
         """Start on the chunks not done yet (True); the speech model is only built for a file
         with sound, and a video with no clip yet waits for one."""
         store, vid = self.ctx.store, self.source.video_id
-        done = store.done_units(STAGE)
+        done = store.done_units(TranscribeStage.name)
         if no_audio_unit(vid) in done:
             self.result.skipped += 1
             self._end()
@@ -143,7 +142,7 @@ class SpeechTrack:
             return False
         if not has_audio(self.source.path):
             with store.transaction() as tx:
-                Store.mark_done(tx, STAGE, no_audio_unit(vid))
+                Store.mark_done(tx, TranscribeStage.name, no_audio_unit(vid))
             self.result.done += 1
             self._end()
             return False
@@ -160,7 +159,7 @@ class SpeechTrack:
         return True
 
     def _step(self, sampled: float) -> None:
-        offset, stage = self.source.t_offset, STAGE if self._recognizer is not None else VAD_STAGE
+        offset, stage = self.source.t_offset, TranscribeStage.name if self._recognizer is not None else VAD_STAGE
         assert self._chunks is not None
         while True:
             if self._held is None:

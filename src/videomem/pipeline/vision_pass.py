@@ -28,7 +28,6 @@ per-clip steps.
 
 from __future__ import annotations
 
-import sqlite3
 from collections import deque
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
@@ -37,6 +36,7 @@ from typing import Any
 
 from videomem.core import ClipView, ProgressFactory, StageResult
 from videomem.errors import ModelError, StoreError
+from videomem.memory.build import ClipWriter
 from videomem.models.engines import Batching
 from videomem.models.tasks import require
 from videomem.models.tasks.captioning import ClipCaptioning
@@ -46,9 +46,6 @@ from videomem.store import Store
 from videomem.store.clips import ClipRow, clips_of
 from videomem.store.frames import ClipSources, clip_sources
 
-Writer = Callable[[sqlite3.Connection, ClipRow, Any], None]
-"""Writes one clip's output (a caption, or a list of object records) inside a transaction."""
-
 
 @dataclass(frozen=True)
 class Output:
@@ -56,7 +53,7 @@ class Output:
     writes a clip's output."""
 
     stage: str
-    write: Writer
+    write: ClipWriter
 
 
 @dataclass(frozen=True)

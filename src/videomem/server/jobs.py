@@ -28,7 +28,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from videomem.config import STAGE_ORDER, PipelineConfig, check_stages, default_path, load_pipeline, shipped_profiles
+from videomem.config import PipelineConfig, check_stages, default_path, load_pipeline, shipped_profiles, stage_names
 from videomem.errors import VideomemError
 from videomem.models.registry import ModelSet
 from videomem.pipeline.runner import IngestReport, ingest
@@ -62,7 +62,7 @@ class IngestRequest(BaseModel):
         description=f"a shipped profile's name ({', '.join(shipped_profiles('pipelines'))}) or a profile file under an "
         "ingest root; default: default",
     )
-    stages: list[str] | None = Field(None, description=f"a subset of {', '.join(STAGE_ORDER)}; default: the pipeline's")
+    stages: list[str] | None = Field(None, description=f"a subset of {', '.join(stage_names())}; default: the pipeline's")
     timeline: Literal["single", "egolife"] = "single"
     workers: int = Field(1, ge=1, le=64, description="decode processes (forked; 1 decodes in the job's thread)")
     force: bool = Field(False, description="redo stages already done")

@@ -22,7 +22,7 @@ from mcp.server.stdio import stdio_server
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from videomem import __version__
-from videomem.agent.tools import Time, ToolCallError, Toolbox
+from videomem.agent.tools import ToolCallError, Toolbox
 from videomem.config import AgentConfig, tool_names
 from videomem.errors import VideomemError
 from videomem.memory.registry import MEMORIES
@@ -31,6 +31,7 @@ from videomem.models.registry import ModelSet
 from videomem.server.auth import TokenGate
 from videomem.server.guards import BodyLimit
 from videomem.server.readers import AskRequest, Reader, Readers
+from videomem.timeline import TimeArgument
 
 ASK = "ask"
 
@@ -40,7 +41,7 @@ class Scope(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    until: Time | None = None
+    until: TimeArgument | None = None
     video_id: str | None = None
 
 

@@ -22,7 +22,6 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from videomem.agent.answer import Answer
 from videomem.agent.react import Agent
-from videomem.agent.tools import Time
 from videomem.config import AgentConfig
 from videomem.core import MAX_OPTIONS
 from videomem.errors import VideomemError
@@ -30,7 +29,7 @@ from videomem.models.registry import ModelSet
 from videomem.store import Store
 from videomem.store.clips import frames_between, timeline_kind
 from videomem.core import MAX_ID_BYTES
-from videomem.timeline import TimeText
+from videomem.timeline import TimeArgument, TimeText
 
 T = TypeVar("T")
 
@@ -56,7 +55,7 @@ class AskRequest(BaseModel):
     choices: list[Annotated[str, Field(max_length=MAX_QUESTION_CHARS)]] | None = Field(
         None, min_length=2, max_length=MAX_OPTIONS, description="options of a multiple-choice question"
     )
-    until: Time | None = Field(None, description="query time: only memory recorded by then is used")
+    until: TimeArgument | None = Field(None, description="query time: only memory recorded by then is used")
     video_id: str | None = Field(
         None, max_length=MAX_ID_BYTES, description="answer from this video only (file name without extension)"
     )
