@@ -106,4 +106,5 @@ def test_the_offline_models_read_ranges_with_the_timeline() -> None:
 
     assert first_range("nothing, then 00:12:00 - 00:10:00, then DAY2 11:00:00 - 11:02:00") == (DAY + 39600.0, DAY + 39720.0)
     assert _option_range("DAY2 11:00 - 11:30") == parse_range("DAY2 11:00 - 11:30")
-    assert _option_range("2-3") is None  # a count, not seconds
+    assert _option_range("90 to 120") == (90.0, 120.0), "any form parse_range reads, clock or seconds"
+    assert _option_range("12:00 - 11:00") is None and _option_range("the red box") is None

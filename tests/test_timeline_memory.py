@@ -11,6 +11,7 @@ from memory_stores import hand_store, offline_models
 
 from videomem.agent.tools import Memories, ToolCallError, Toolbox
 from videomem.config import AgentConfig, load_pipeline
+from videomem.evidence import Count
 from videomem.memory.registry import MEMORIES, open_memory
 from videomem.memory.timeline_index import runs, stem
 from videomem.memory.timeline_memory import Request, TimelineMemory
@@ -72,6 +73,21 @@ def test_consecutive_clips_merge_into_one_interval_with_its_duration(timeline: T
     headline, found = timeline.ask(Request("duration", "Jake", "play", "guitar"))
     assert "latest interval lasted 20 s" in headline and "50 s in all" in headline
     assert _spans(found) == [(10, 40), (50, 70)]
+
+
+def test_answers_carry_their_count_and_intervals_typed(timeline: TimelineMemory) -> None:
+    """What a reader computes with is in typed fields, not in the headline or the entry's text."""
+    _, found = timeline.ask(Request("count", "Jake", "play", "guitar"))
+    assert [e.counts for e in found] == [(Count("Jake play guitar", 2),)] * 2, "the event as asked, and its count"
+    assert [[(s.t_start, s.t_end, s.duration) for s in e.intervals] for e in found] == [[(10, 40, 30)], [(50, 70, 20)]]
+    _, last = timeline.ask(Request("last", "Jake", "play", "guitar"), until=45)
+    assert last[0].counts == (Count("Jake play guitar", 1),), "the count of what the question may see"
+    _, nothing = timeline.ask(Request("count", "Jake", "juggle"))
+    assert nothing == []
+    found = timeline.retrieve("Jake playing the guitar", 5)
+    guitar = [e for e in found if e.text.startswith("jake play guitar")]
+    assert guitar and all(e.counts == (Count("jake play guitar", 2),) for e in guitar)
+    assert all(e.to_json()["intervals"][0]["text"] == e.intervals[0].text for e in found)
 
 
 def test_until_hides_every_window_recorded_after_the_query_time(timeline: TimelineMemory) -> None:
