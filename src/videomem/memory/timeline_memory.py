@@ -115,7 +115,8 @@ class TimelineMemory:
         self, query: str, top_k: int, until: float | None = None, video_id: str | None = None
     ) -> list[Evidence]:
         """The intervals of the entities a free-text query names (as whole words, else the
-        closest by embedding), ranked by how close their fact is to the query."""
+        closest by embedding), ranked by how close their fact is to the query; each carries the
+        count of its fact's intervals among the `RANKED_TEXTS` latest candidates."""
         entities = self.index.mentioned("entity", query)
         if not entities:
             entities = self._synonym_terms("entity", timeline_index.normalise(query))
