@@ -309,7 +309,7 @@ def test_morning_habit_uses_time_of_day(language: OfflineLanguage) -> None:
     options = ["Walk the dog", "Make coffee", "Bake a cake"]
     assert language.answer("What do I usually do first thing in the morning?", options, evidence).answer == "Make coffee"
     assert language.answer("What do I usually do in the evening?", options, evidence).answer == "Walk the dog"
-    # Reworded: no list of the benchmark's phrasings is kept; words no evidence holds drop out by themselves.
+    # The synthetic generator's own paraphrases (phrasings it never writes: test_offline_reader.py).
     assert language.answer("What is my habit early in the morning?", options, evidence).answer == "Make coffee"
     assert language.answer("What do I do most evenings?", options, evidence).answer == "Walk the dog"
 

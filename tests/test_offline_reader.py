@@ -124,6 +124,25 @@ def test_an_end_of_the_timeline_ranks_the_evidence_by_time(language: OfflineLang
     assert language.answer(question, options, KEYS).answer == answer
 
 
+# ---------------------------------------------------------------- parts of the day
+
+
+@pytest.mark.parametrize(
+    ("question", "answer"),
+    [
+        ("Once the morning starts, what am I typically busy with?", "Make coffee"),
+        ("In the mornings, what do I get done before anything else?", "Make coffee"),
+        ("Each evening, which chore do I take care of?", "Walk the dog"),
+        ("What is the last thing I do in the evening?", "Walk the dog"),
+    ],
+)
+def test_a_part_of_the_day_weights_the_evidence_recorded_then(language: OfflineLanguage, question: str, answer: str) -> None:
+    day = 86400.0
+    evidence = [item(d * day + 8 * 3600, "On-screen text reads 'MAKING COFFEE'.") for d in range(2)]
+    evidence += [item(d * day + 18 * 3600, "On-screen text reads 'WALKING THE DOG'.", 0.6) for d in range(2)]
+    assert language.answer(question, ["Walk the dog", "Make coffee", "Bake a cake"], evidence).answer == answer
+
+
 # ---------------------------------------------------------------- time-range options
 
 

@@ -220,13 +220,14 @@ class OptionScorer:
         weight = np.zeros(len(evidence))
         for rank, i in enumerate(by_score):
             weight[i] = 1.0 / (1.0 + 0.2 * rank)
-        said = set(words(question))
+        said = set(lemmas(question))  # "in the mornings" names the morning too
         relevant = [i for i in range(len(evidence)) if about[i]]
         periods = [PERIODS[w] for w in said if w in PERIODS]
         position = time_position(question)
         if position is not None and relevant:
             latest = position.end == "latest"
-            # "first thing in the morning" is about the hour, not the first day
+            # an end of a named part of the day ("the earliest chore of my mornings") is about
+            # the hour, not the first day
             clock = (lambda t: t % DAY) if periods else (lambda t: t)
             order = sorted(relevant, key=lambda i: (-clock(evidence[i].t_end) if latest else clock(evidence[i].t_start), i))
             weight *= OFF_CUE
