@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from memory_stores import hand_store, offline_models
 
+from videomem.agent.react import Agent
 from videomem.agent.tools import Memories, ToolCallError, Toolbox
 from videomem.config import AgentConfig, load_pipeline
 from videomem.evidence import Count
@@ -171,3 +172,14 @@ def test_agent_tool_takes_typed_operations(tmp_path: Path) -> None:
     with pytest.raises(ToolCallError, match="operation"):
         box.call("memory.timeline", {"operation": "average", "entity": "Jake"})
     assert "needs an entity" in box.call("memory.timeline", {"operation": "count"}).observation
+
+
+def test_an_agent_answers_a_count_with_the_typed_count_on_its_evidence(tmp_path: Path) -> None:
+    """WorldMM's offline agent routes a count to timeline memory; the evidence the answer rests
+    on carries the count typed (the reader's use of it: test_offline_reader.py)."""
+    store = _timeline_store(tmp_path / "store")
+    agent = Agent(store, offline_models(), AgentConfig(kind="worldmm", tools=("memory.timeline",)))
+    answer = agent.ask("Jake played the guitar how many times?", ["Once", "Twice", "4 times"])
+    assert answer.text == "B. Twice" and answer.trace[0]["tool"] == "memory.timeline"
+    guitar = [e for e in answer.evidence if e.text.startswith("jake play guitar")]
+    assert [e.counts for e in guitar] == [(Count("jake play guitar", 2),)] * 2
