@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from videomem.models.offline.intent import question_intent, time_position
+from videomem.models.offline.intent import asks_about_speech, question_intent, time_position
 
 
 @pytest.mark.parametrize(
@@ -61,3 +61,18 @@ def test_a_person_asked_for_by_which_or_what_is_a_who_question(question: str) ->
 
 def test_which_thing_is_not_a_who_question() -> None:
     assert question_intent("Which cup is on the shelf?") is None
+
+
+@pytest.mark.parametrize(
+    ("question", "speech"),
+    [
+        ("Who brought up the concert?", True),
+        ("Which person pointed out the leak under the sink?", True),
+        ("Who was talking about the tickets?", True),
+        ("What was I told the code is?", True),
+        ("Who brought the cake?", False),
+        ("Who carried the box upstairs?", False),
+    ],
+)
+def test_a_question_about_speech_is_read_from_its_verbs(question: str, speech: bool) -> None:
+    assert asks_about_speech(question) is speech

@@ -82,6 +82,7 @@ def _conversation() -> list[Evidence]:
         "Who was talking about booking train tickets?",
         "Which person mentioned the train tickets?",
         "Whom did I hear suggest booking train tickets?",
+        "Who brought up the train tickets?",
     ],
 )
 def test_who_said_it_is_the_speaker_of_the_best_matching_line(language: OfflineLanguage, question: str) -> None:

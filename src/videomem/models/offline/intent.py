@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
 
-from videomem.models.offline.nlp import load_spacy
+from videomem.models.offline.nlp import lemmas, load_spacy
 
 Intent = Literal["count", "order", "duration", "when", "who", "state"]
 End = Literal["earliest", "latest"]
@@ -40,6 +40,15 @@ _START_NOUNS = frozenset({"start", "beginning", "outset", "onset"})
 _END_NOUNS = frozenset({"end", "close", "finish"})
 _BOUNDARY_PREPOSITIONS = frozenset({"at", "in", "from", "by", "towards", "toward", "near"})
 _START_VERBS = frozenset({"begin", "start"})
+SPEECH_VERBS = frozenset(
+    {"say", "tell", "mention", "speak", "talk", "ask", "hear", "announce", "reply", "whisper", "shout", "suggest",
+     "propose", "explain", "remind", "complain", "discuss", "recommend", "comment", "remark", "claim", "joke", "chat"}
+)
+"""English verbs of speech (lemmas)."""
+_SPEECH_PHRASAL = frozenset({("bring", "up"), ("point", "out"), ("speak", "up"), ("call", "out")})
+"""Verb + particle pairs that mean saying something."""
+SPEECH_CUES = SPEECH_VERBS | {verb for verb, _ in _SPEECH_PHRASAL}
+"""Lemmas that say a question is about speech: not content to look for in what was said."""
 _QUANTITY = frozenset({"many", "much", "often", "frequently"})
 _TIME_UNITS = frozenset({"second", "minute", "hour", "day", "week", "month", "year"})
 _TIME_NOUNS = frozenset({"time", "day", "hour", "date", "moment", "point"})
@@ -122,3 +131,12 @@ def time_position(question: str) -> TimePosition | None:
     if len(ends) != 1:
         return None
     return TimePosition(ends[0], frozenset(found[ends[0]]))
+
+
+def asks_about_speech(question: str) -> bool:
+    """Whether the question asks about something said: a verb of speech among its lemmas
+    ("mention", "told", "was talking about") or a phrasal verb that means one ("brought up",
+    "pointed out")."""
+    if SPEECH_VERBS & set(lemmas(question)):
+        return True
+    return any((t.lemma_.lower(), c.lower_) in _SPEECH_PHRASAL for t in _parse(question) for c in t.children if c.dep_ == "prt")

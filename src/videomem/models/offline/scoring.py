@@ -45,8 +45,8 @@ reads typed evidence fields, never a memory's prose:
 * Options that are all time ranges in any form `timeline.parse_range` reads ("12:30-13:00",
   "DAY2 11:00 to 11:30"), for a question that is not a count: each scores the best time
   overlap (IoU) with an item about the question, times that item's weight.
-* A who-question about speech (intent `who` and a verb of speech: "who brought up the
-  concert, who was talking about …"): each option scores by the transcript lines whose
+* A who-question about speech (intent `who` and a verb of speech, `intent.asks_about_speech`:
+  "who brought up the concert", "which person was talking about …"): each option scores by the transcript lines whose
   speaker it names (`Evidence.speech`), the share of the question's content words in the
   line times its item's weight; the speaker of the best-matching line wins.
 * Options that are all amounts of time ("2 hours", "about 45 minutes ago", "a day and a half"):
@@ -57,8 +57,9 @@ reads typed evidence fields, never a memory's prose:
   content words); each option scores exp(-|ln(measured / its amount)|) times the item's weight,
   best item first: arithmetic on the evidence's times, not words.
 
-**Speech nobody transcribed.** A multiple-choice question that asks what was said (a verb of
-speech among its lemmas: "say", "tell", "mention", "hear", …) gets no option when no evidence
+**Speech nobody transcribed.** A multiple-choice question that asks what was said
+(`intent.asks_about_speech`: a verb of speech, "say", "tell", "mention", "hear", …, or a phrasal
+one, "bring up", "point out") gets no option when no evidence
 item holds any option's distinguishing words (as whole words) and some evidence is speech that
 was heard but not transcribed (the offline profile has no speech model; the item's typed
 `Evidence.speech` holds a line with `transcribed` false, whatever its prose says). The words that would decide are in
@@ -89,17 +90,12 @@ from videomem.errors import TimeFormatError
 from videomem.evidence import Evidence
 from videomem.models.base import TextEmbedder
 from videomem.models.offline.colours import PALETTE
-from videomem.models.offline.intent import question_intent, time_position
+from videomem.models.offline.intent import SPEECH_CUES, asks_about_speech, question_intent, time_position
 from videomem.models.offline.nlp import forms, lemmas, quoted_spans, split_sentences, squash, stopwords, words
 from videomem.timeline import DAY, format_clock, format_day, parse_range, parse_time
 
 COLOUR_WORDS = frozenset({"colour", "color"})
 """Question lemmas that ask for a colour."""
-SPEECH_WORDS = frozenset(
-    {"say", "tell", "mention", "speak", "talk", "ask", "hear", "announce", "reply", "whisper", "shout", "suggest",
-     "propose", "explain", "remind", "complain", "discuss", "recommend", "comment", "remark", "claim", "joke", "chat"}
-)
-"""Question lemmas that ask what was said (English verbs of speech)."""
 SEMANTIC_WEIGHT = 0.5
 OFF_CUE = 0.3
 """Weight factor for evidence that does not match a time cue of the question."""
@@ -300,7 +296,7 @@ class OptionScorer:
             count = self._counted(read, evidence) or self._moments(read.asked, evidence, read.cover)
             if count:
                 lexical = np.array([1.0 if _option_number(o) == count else 0.0 for o in options])
-        elif intent == "who" and SPEECH_WORDS & set(lemmas(question)):
+        elif intent == "who" and asks_about_speech(question):
             speakers = self._speakers(question, options, evidence, read.weight)
             if speakers.any():
                 lexical = speakers
@@ -338,7 +334,7 @@ class OptionScorer:
         and no item holds the distinguishing words of any option (then no option can be told);
         else []. Words count as whole words only: a name's letters run together across words
         ('corNer ORAnge') or a number's digits inside a clock time ('08:35:30') name nothing."""
-        if not SPEECH_WORDS & set(lemmas(question)):
+        if not asks_about_speech(question):
             return []
         held = [forms(e.text) for e in evidence]
         if any(self._distinct(option, options) <= found for option in options for found in held):
@@ -376,7 +372,7 @@ class OptionScorer:
         question says was said (the share of its content words, speech verbs aside, in the
         line), times the line's item weight; zeros when no line both matches and has a speaker
         some option names."""
-        asked = {w for w in self._content(question) if w not in SPEECH_WORDS and w not in _CUES}
+        asked = {w for w in self._content(question) if w not in SPEECH_CUES and w not in _CUES}
         out = np.zeros(len(options))
         if not asked:
             return out
