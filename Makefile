@@ -64,6 +64,7 @@ bench: $(STAMP)
 	$(PY) benchmarks/embed_batches.py
 	$(PY) benchmarks/timeline_scale.py
 	$(PY) benchmarks/import_cycles.py
+	$(PY) benchmarks/speech_scale.py
 
 clean:
 	rm -rf $(VENV) $(DEMO_DIR)

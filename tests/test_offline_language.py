@@ -312,7 +312,7 @@ def test_morning_habit_uses_time_of_day(language: OfflineLanguage) -> None:
     options = ["Walk the dog", "Make coffee", "Bake a cake"]
     assert language.answer("What do I usually do first thing in the morning?", options, evidence).answer == "Make coffee"
     assert language.answer("What do I usually do in the evening?", options, evidence).answer == "Walk the dog"
-    # Reworded: no list of the benchmark's phrasings is kept; words no evidence holds drop out by themselves.
+    # The synthetic generator's own paraphrases (phrasings it never writes: test_offline_reader.py).
     assert language.answer("What is my habit early in the morning?", options, evidence).answer == "Make coffee"
     assert language.answer("What do I do most evenings?", options, evidence).answer == "Walk the dog"
 
@@ -357,8 +357,8 @@ def test_usage_counts_words(models: ModelSet, language: OfflineLanguage) -> None
 # ---------------------------------------------------------------- planner
 
 
-def step(call: ToolCall, observation: str) -> StepRecord:
-    return StepRecord(call.thought, call.tool, call.arguments, observation)
+def step(call: ToolCall, observation: str, *evidence: Evidence) -> StepRecord:
+    return StepRecord(call.thought, call.tool, call.arguments, observation, list(evidence))
 
 
 def test_plan_retrieval_then_qa_when_unsettled_then_finish(language: OfflineLanguage) -> None:
@@ -370,7 +370,12 @@ def test_plan_retrieval_then_qa_when_unsettled_then_finish(language: OfflineLang
         "Clips ranked by relevance:\n1. 00:01:40-00:01:50 (events, 0.41): The drawer is open.\n"
         "2. 00:05:00-00:05:10 (events, 0.30): The table is red."
     )
-    state.history.append(step(first, found))
+    typed = (Evidence(100, 110, "The drawer is open.", "events", 0.41, "v"),
+             Evidence(300, 310, "The table is red.", "events", 0.30, "v"))
+    assert language.plan_step(replace(state, history=[step(first, found)])).tool == "finish", (
+        "the range to look at is typed evidence, not times in the observation's text"
+    )
+    state.history.append(step(first, found, *typed))
     second = language.plan_step(state)
     assert (second.tool, second.arguments) == (
         "video.qa",
@@ -384,7 +389,8 @@ def test_plan_retrieval_then_qa_when_unsettled_then_finish(language: OfflineLang
 def test_plan_searches_for_an_option_not_found_yet(language: OfflineLanguage) -> None:
     state = AgentState("Where did I put the keys?", ["In the drawer", "On the table"], TOOLS, [], 1, 5)
     first = language.plan_step(state)
-    state.history.append(step(first, "1. DAY1 08:30:00-DAY1 08:30:30 (events, 0.8): On-screen text reads 'KEYS IN THE DRAWER'."))
+    drawer = Evidence(30600, 30630, "On-screen text reads 'KEYS IN THE DRAWER'.", "events", 0.8, "v")
+    state.history.append(step(first, "1. DAY1 08:30:00-DAY1 08:30:30 (events, 0.8): On-screen text reads 'KEYS IN THE DRAWER'.", drawer))
     second = language.plan_step(state)
     assert (second.tool, second.arguments) == ("video.retrieval", {"query": "On the table. Where did I put the keys?"})
     state.history.append(step(second, "No memory entries found"))

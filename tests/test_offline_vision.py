@@ -7,6 +7,7 @@ here with PIL.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import matplotlib
@@ -18,6 +19,7 @@ from PIL import Image, ImageDraw, ImageFont
 from memory_stores import offline_models
 from videomem.config import RoleConfig
 from videomem.errors import ConfigError
+from videomem.evidence import Speech
 from videomem.models.usage import UsageMeter
 from videomem.core import ClipView
 from videomem.models.offline import imagenet
@@ -28,6 +30,7 @@ from videomem.models.offline.vision import OfflineVision
 from videomem.models.registry import ModelSet
 from videomem.video.decode import FrameRequest, FrameSampler
 from videomem.video.probe import probe
+from videomem.video.transcripts import SPEECH_ONLY, SPEECH_ONLY_SENTENCE
 
 FONT = Path(matplotlib.get_data_path()) / "fonts" / "ttf" / "DejaVuSans-Bold.ttf"
 
@@ -159,6 +162,21 @@ def test_transcript_is_quoted(vision: OfflineVision) -> None:
     grey = Image.new("RGB", (320, 180), (128, 128, 128))
     caption = vision.caption_clips([clip([grey], transcript="I left my keys in the car.")])[0]
     assert caption.endswith("Someone says: 'I left my keys in the car.'.")
+
+
+def test_heard_only_speech_is_the_typed_flag_not_the_transcript_text(vision: OfflineVision) -> None:
+    """Whether speech was only heard comes from the view's typed lines (`ClipView.speech`): the
+    caption says so for those, quotes transcribed words, and never matches the text."""
+    grey = Image.new("RGB", (320, 180), (128, 128, 128))
+    heard = Speech(1, 3, SPEECH_ONLY, transcribed=False)
+    said = Speech(4, 6, "Pass the salt", speaker="Lucia")
+    only_heard = vision.caption_clips([replace(clip([grey], transcript=SPEECH_ONLY), speech=(heard,))])[0]
+    assert only_heard.endswith(SPEECH_ONLY_SENTENCE) and "Someone says" not in only_heard
+    both = vision.caption_clips([replace(clip([grey], transcript=f"{SPEECH_ONLY} Lucia: Pass the salt"), speech=(heard, said))])[0]
+    assert both.endswith(f"Someone says: 'Lucia: Pass the salt'. {SPEECH_ONLY_SENTENCE}")
+    quoted = Speech(1, 3, SPEECH_ONLY_SENTENCE, speaker="Shure")
+    real = vision.caption_clips([replace(clip([grey], transcript=f"Shure: {SPEECH_ONLY_SENTENCE}"), speech=(quoted,))])[0]
+    assert real.endswith(f"Someone says: 'Shure: {SPEECH_ONLY_SENTENCE}'."), "real words that read like the sentence"
 
 
 def test_packaged_weights_are_loaded(vision: OfflineVision, bunny: list[Image.Image]) -> None:

@@ -58,3 +58,27 @@ def test_not_a_database(tmp_path: Path) -> None:
     (tmp_path / "memory.sqlite").write_text("this is not sqlite, it is a text file" * 20)
     with pytest.raises(StoreError, match="not a usable SQLite store"):
         Store(tmp_path)
+
+
+def test_speech_in_is_a_range_of_the_time_index_and_finds_long_lines(tmp_path: Path) -> None:
+    from videomem.store.clips import speech_in
+
+    with Store(tmp_path, create=True) as store:
+        with store.transaction() as tx:
+            _add_video(tx)
+            tx.execute("INSERT INTO clips (video_id, idx, t_start, t_end) VALUES ('v', 0, 0, 20)")
+            lines = [(t, t + 1, f"line {t}") for t in range(0, 20, 2)] + [(0.5, 15.0, "a long speech")]
+            tx.executemany(
+                "INSERT INTO transcripts (clip_id, video_id, t_start, t_end, speaker, text) VALUES (1, 'v', ?, ?, 'Ann', ?)",
+                lines,
+            )
+        assert [s.text for s in speech_in(store, "v", 13.2, 14.5)] == ["a long speech", "line 14"], (
+            "a line that began long before the range still overlaps it"
+        )
+        assert speech_in(store, "v", 15.2, 15.8) == () and speech_in(store, "w", 0, 20) == ()
+        ran: list[str] = []
+        store.conn.set_trace_callback(ran.append)
+        speech_in(store, "v", 12.0, 14.0)
+        store.conn.set_trace_callback(None)
+        plan = " ".join(r[3] for r in store.query("EXPLAIN QUERY PLAN " + ran[-1]))
+        assert "transcripts_time (video_id=? AND t_start>? AND t_start<?)" in plan, plan

@@ -9,8 +9,10 @@ from pathlib import Path
 import pytest
 from memory_stores import built, hand_store, offline_models
 
+from videomem.agent.react import Agent
 from videomem.agent.tools import Memories, ToolCallError, Toolbox
 from videomem.config import AgentConfig, load_pipeline
+from videomem.evidence import Count
 from videomem.memory.registry import MEMORIES, open_memory
 from videomem.memory.timeline_index import runs, stem
 from videomem.memory.timeline_memory import Request, TimelineMemory
@@ -72,6 +74,21 @@ def test_consecutive_clips_merge_into_one_interval_with_its_duration(timeline: T
     headline, found = timeline.ask(Request("duration", "Jake", "play", "guitar"))
     assert "latest interval lasted 20 s" in headline and "50 s in all" in headline
     assert _spans(found) == [(10, 40), (50, 70)]
+
+
+def test_answers_carry_their_count_and_intervals_typed(timeline: TimelineMemory) -> None:
+    """What a reader computes with is in typed fields, not in the headline or the entry's text."""
+    _, found = timeline.ask(Request("count", "Jake", "play", "guitar"))
+    assert [e.counts for e in found] == [(Count("Jake play guitar", 2),)] * 2, "the event as asked, and its count"
+    assert [[(s.t_start, s.t_end, s.duration) for s in e.intervals] for e in found] == [[(10, 40, 30)], [(50, 70, 20)]]
+    _, last = timeline.ask(Request("last", "Jake", "play", "guitar"), until=45)
+    assert last[0].counts == (Count("Jake play guitar", 1),), "the count of what the question may see"
+    _, nothing = timeline.ask(Request("count", "Jake", "juggle"))
+    assert nothing == []
+    found = timeline.retrieve("Jake playing the guitar", 5)
+    guitar = [e for e in found if e.text.startswith("jake play guitar")]
+    assert guitar and all(e.counts == (Count("jake play guitar", 2),) for e in guitar)
+    assert all(e.to_json()["intervals"][0]["text"] == e.intervals[0].text for e in found)
 
 
 def test_until_hides_every_window_recorded_after_the_query_time(timeline: TimelineMemory) -> None:
@@ -155,3 +172,14 @@ def test_agent_tool_takes_typed_operations(tmp_path: Path) -> None:
     with pytest.raises(ToolCallError, match="operation"):
         box.call("memory.timeline", {"operation": "average", "entity": "Jake"})
     assert "needs an entity" in box.call("memory.timeline", {"operation": "count"}).observation
+
+
+def test_an_agent_answers_a_count_with_the_typed_count_on_its_evidence(tmp_path: Path) -> None:
+    """WorldMM's offline agent routes a count to timeline memory; the evidence the answer rests
+    on carries the count typed (the reader's use of it: test_offline_reader.py)."""
+    store = _timeline_store(tmp_path / "store")
+    agent = Agent(store, offline_models(), AgentConfig(kind="worldmm", tools=("memory.timeline",)))
+    answer = agent.ask("Jake played the guitar how many times?", ["Once", "Twice", "4 times"])
+    assert answer.text == "B. Twice" and answer.trace[0]["tool"] == "memory.timeline"
+    guitar = [e for e in answer.evidence if e.text.startswith("jake play guitar")]
+    assert [e.counts for e in guitar] == [(Count("jake play guitar", 2),)] * 2

@@ -30,7 +30,8 @@ from tiny_models import build_tiny_whisper, convert_to_ctranslate2
 
 from videomem.config import default_path, shipped_profiles, ModelsConfig, PipelineConfig, RoleConfig, load_models
 from videomem.errors import ModelError
-from videomem.store.clips import speech_in, transcript_of
+from videomem.store.clips import clips_of, speech_in, transcript_of
+from videomem.store.frames import clip_sources
 from videomem.models.asr import OpenAIRecognizer, Span, speech_spans
 from videomem.models.usage import UsageMeter
 from videomem.models.registry import ModelSet
@@ -115,6 +116,8 @@ def test_offline_profile_records_speech_not_transcribed(speech_video: Path, tmp_
     video_id = store.query("SELECT video_id FROM transcripts")[0]["video_id"]
     heard = speech_in(store, video_id, 0.0, SECONDS)
     assert len(heard) == len(LINES) and not any(line.transcribed for line in heard), "read back as heard, typed"
+    views = [clip_sources(store, c) for c in clips_of(store, [video_id])]
+    assert [line for v in views for line in v.speech] == list(heard), "a vision task sees the same typed lines"
     summary = summarize(store, models_with(None))
     assert (summary.transcripts, summary.transcript_clips, summary.clips) == ({"vad": 2}, {"vad": 2}, 3)
 

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Literal, get_args
 from tqdm import tqdm
 
 from videomem.errors import VideoIdError
+from videomem.evidence import Speech
 
 if TYPE_CHECKING:
     from PIL.Image import Image
@@ -136,3 +137,6 @@ class ClipView:
     frames: list[Image]
     frame_times: list[float]
     transcript: str = ""
+    speech: tuple[Speech, ...] = ()
+    """The same lines typed: a vision task takes who spoke and heard-only speech from here, not
+    from the transcript's text. Empty for a view built from text alone."""

@@ -19,6 +19,29 @@ class Speech:
 
 
 @dataclass(frozen=True)
+class Span:
+    """One stretch of time an evidence item stands for, and what was recorded in it."""
+
+    t_start: float
+    t_end: float
+    text: str = ""
+
+    @property
+    def duration(self) -> float:
+        return self.t_end - self.t_start
+
+
+@dataclass(frozen=True)
+class Count:
+    """How many separate intervals of one event a memory found (a run of consecutive windows
+    counts once), as far as the question may see."""
+
+    what: str
+    """The event counted, as the memory names it ("alice pick up cup")."""
+    n: int
+
+
+@dataclass(frozen=True)
 class Evidence:
     t_start: float
     t_end: float
@@ -37,6 +60,17 @@ class Evidence:
     speech: tuple[Speech, ...] = ()
     """The transcript lines said within it, in time order: who spoke and whether the words were
     transcribed. A reader takes speaker and heard-only speech from here, not from the prose."""
+    intervals: tuple[Span, ...] = ()
+    """The separate stretches of one activity it stands for, each with its duration (timeline
+    memory: consecutive windows merged). Empty: the item's own range is its one interval
+    (`spans`). A reader measures how long from here, not from the prose."""
+    counts: tuple[Count, ...] = ()
+    """Counts a memory computed for the events it is about (timeline memory): a reader takes a
+    count from here before counting the items it was given."""
+
+    def spans(self) -> tuple[Span, ...]:
+        """Its intervals, or its own range as its one interval."""
+        return self.intervals or (Span(self.t_start, self.t_end, self.text),)
 
     def to_json(self) -> dict:
         return {
@@ -44,4 +78,6 @@ class Evidence:
             "frames": list(self.frames),
             "moments": [list(m) for m in self.moments],
             "speech": [asdict(line) for line in self.speech],
+            "intervals": [asdict(span) for span in self.intervals],
+            "counts": [asdict(count) for count in self.counts],
         }

@@ -186,7 +186,7 @@ class Agent:
             record(_step(step, call, outcome, meter))
             if call.tool == FINISH:
                 break
-            history.append(StepRecord(call.thought, call.tool, call.arguments, outcome.observation))
+            history.append(StepRecord(call.thought, call.tool, call.arguments, outcome.observation, outcome.evidence))
             gathered += outcome.evidence
         return _unique(gathered)
 

@@ -9,6 +9,7 @@ result (a count, an order, a duration).
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Annotated, Literal
@@ -17,7 +18,7 @@ import numpy as np
 from pydantic import Field
 
 from videomem.errors import VideomemError
-from videomem.evidence import Evidence
+from videomem.evidence import Count, Evidence, Span
 from videomem.memory import timeline_index
 from videomem.memory.build import BuildContext
 from videomem.timeline import TimeArgument, TimeText
@@ -119,7 +120,8 @@ class TimelineMemory:
         self, query: str, top_k: int, until: float | None = None, video_id: str | None = None
     ) -> list[Evidence]:
         """The intervals of the entities a free-text query names (as whole words, else the
-        closest by embedding), ranked by how close their fact is to the query."""
+        closest by embedding), ranked by how close their fact is to the query; each carries the
+        count of its fact's intervals among the `RANKED_TEXTS` latest candidates."""
         entities = self.index.mentioned("entity", query)
         if not entities:
             entities = self._synonym_terms("entity", timeline_index.normalise(query))
@@ -131,7 +133,8 @@ class TimelineMemory:
         vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
         similarity = dict(zip(texts, (vectors[1:] @ vectors[0]).tolist()))
         ranked = sorted(candidates, key=lambda i: (-similarity[i.text], -i.t_end))[:top_k]
-        return [self._evidence(i, similarity[i.text]) for i in ranked]
+        seen = Counter(i.text for i in candidates)
+        return [self._evidence(i, similarity[i.text], Count(i.text, seen[i.text])) for i in ranked]
 
     def ask(self, request: Request, until: float | None = None, video_id: str | None = None) -> tuple[str, list[Evidence]]:
         """Run one operation: (a first line stating its result, the intervals it came from)."""
@@ -158,7 +161,8 @@ class TimelineMemory:
             answer = index.together(request.entity, request.other_entity, until, video_id)
         else:
             answer = getattr(index, op)(event, until, video_id)
-        return self._headline(answer, event), [self._evidence(i, 1.0) for i in answer.intervals]
+        count = Count(event.label, answer.count) if answer.count is not None and answer.match is not None else None
+        return self._headline(answer, event), [self._evidence(i, 1.0, count) for i in answer.intervals]
 
     def tool(
         self,
@@ -203,9 +207,13 @@ class TimelineMemory:
             return f"together: {'; '.join(people)}" + how if spans else "nobody recorded together" + how
         return f"{event.label}: {answer.count} interval(s)" + how
 
-    def _evidence(self, interval: Interval, score: float) -> Evidence:
+    def _evidence(self, interval: Interval, score: float, count: Count | None = None) -> Evidence:
+        """One interval, typed: its span (with its duration) and the count of the event it is one of."""
         text = f"{interval.text} ({interval.windows} window(s), {_seconds(interval.duration)})"
-        return Evidence(interval.t_start, interval.t_end, text, SOURCE, score, interval.video_id)
+        return Evidence(
+            interval.t_start, interval.t_end, text, SOURCE, score, interval.video_id,
+            intervals=(Span(interval.t_start, interval.t_end, interval.text),), counts=(count,) if count else (),
+        )
 
     @staticmethod
     def reset(store: Store, video_ids: Sequence[str]) -> None:

@@ -17,7 +17,7 @@ from videomem.errors import VideomemError
 from videomem.evidence import Speech
 from videomem.store.db import Store
 from videomem.timeline import UNTIL_SLACK, TimelineKind
-from videomem.video.transcripts import SPEECH_ONLY
+from videomem.video.transcripts import transcript_text
 
 T = TypeVar("T")
 
@@ -50,29 +50,40 @@ def clips_of(store: Store, video_ids: Sequence[str]) -> list[ClipRow]:
     return [ClipRow(r["id"], r["video_id"], r["idx"], r["t_start"], r["t_end"]) for r in rows]
 
 
-def transcript_of(store: Store, clip_ids: Sequence[int]) -> str:
-    """The words spoken in these clips, in time order, each line with its speaker when known;
-    back-to-back lines that only say someone spoke (`SPEECH_ONLY`) read as one."""
-    marks = ",".join("?" * len(clip_ids))
-    rows = store.query(
-        f"SELECT speaker, text FROM transcripts WHERE clip_id IN ({marks}) ORDER BY t_start, id", tuple(clip_ids)
-    )
-    lines = [f"{r['speaker']}: {r['text']}" if r["speaker"] else r["text"] for r in rows]
-    return " ".join(line for i, line in enumerate(lines) if not (line == SPEECH_ONLY and i and lines[i - 1] == SPEECH_ONLY))
-
-
 HEARD_ONLY = "vad"
 """`transcripts.source` of a line that only says someone spoke (the transcribe stage without a speech model)."""
+
+
+def speech_of(store: Store, clip_ids: Sequence[int]) -> tuple[Speech, ...]:
+    """The transcript lines stored with these clips, in time order, typed (`speech_in`)."""
+    marks = ",".join("?" * len(clip_ids))
+    rows = store.query(
+        f"SELECT t_start, t_end, speaker, text, source FROM transcripts WHERE clip_id IN ({marks}) ORDER BY t_start, id",
+        tuple(clip_ids),
+    )
+    return _typed(rows)
+
+
+def transcript_of(store: Store, clip_ids: Sequence[int]) -> str:
+    """The words spoken in these clips as one text (`transcript_text`)."""
+    return transcript_text(speech_of(store, clip_ids))
 
 
 def speech_in(store: Store, video_id: str, t_start: float, t_end: float) -> tuple[Speech, ...]:
     """The transcript lines of `video_id` that overlap [t_start, t_end], in time order, typed:
     who spoke and whether the words were transcribed, so no reader parses the prose for them."""
+    # A line overlapping the range starts inside it or at most the video's longest line before
+    # it: both bounds make it one range of the (video_id, t_start) index (`transcripts_time`).
     rows = store.query(
         "SELECT t_start, t_end, speaker, text, source FROM transcripts "
-        "WHERE video_id = ? AND t_start < ? AND t_end > ? ORDER BY t_start, id",
-        (video_id, max(t_end, t_start + 1e-6), t_start),
+        "WHERE video_id = :video AND t_start < :end AND t_end > :start AND t_start >= :start - "
+        "(SELECT MAX(t_end - t_start) FROM transcripts WHERE video_id = :video) ORDER BY t_start, id",
+        {"video": video_id, "end": max(t_end, t_start + 1e-6), "start": t_start},
     )
+    return _typed(rows)
+
+
+def _typed(rows: Sequence) -> tuple[Speech, ...]:
     lines = (Speech(r["t_start"], r["t_end"], r["text"], r["speaker"], r["source"] != HEARD_ONLY) for r in rows)
     return tuple(dict.fromkeys(lines))  # a line over two clips is stored with each
 

@@ -255,6 +255,12 @@ MIGRATIONS: tuple[str, ...] = (
         UNIQUE (kind, text)
     );
     """,
+    # a video's transcript lines by time, and by length: the speech an evidence item carries
+    # (`speech_in`) is a range of the first, bounded below by the longest line the second gives
+    """
+    CREATE INDEX transcripts_time ON transcripts (video_id, t_start);
+    CREATE INDEX transcripts_length ON transcripts (video_id, t_end - t_start);
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -16,7 +16,9 @@ from PIL import Image
 
 from videomem.core import ClipView
 from videomem.errors import StoreError
-from videomem.store.clips import ClipRow, transcript_of
+from videomem.evidence import Speech
+from videomem.store.clips import ClipRow, speech_of
+from videomem.video.transcripts import transcript_text
 from videomem.store.db import Store
 
 
@@ -57,6 +59,7 @@ class ClipSources:
     frame_paths: tuple[str, ...]
     frame_times: tuple[float, ...]
     transcript: str
+    speech: tuple[Speech, ...] = ()
 
     @property
     def empty(self) -> bool:
@@ -69,7 +72,7 @@ class ClipSources:
     def read(self) -> ClipBytes:
         """The clip with its frame files read but not decoded: what travels to a remote worker."""
         jpegs = tuple(frame_bytes(self.root, p) for p in self.frame_paths)
-        return ClipBytes(self.clip, self.root, self.frame_paths, self.frame_times, jpegs, self.transcript)
+        return ClipBytes(self.clip, self.root, self.frame_paths, self.frame_times, jpegs, self.transcript, self.speech)
 
 
 @dataclass(frozen=True)
@@ -83,6 +86,7 @@ class ClipBytes:
     frame_times: tuple[float, ...]
     jpegs: tuple[bytes, ...]
     transcript: str
+    speech: tuple[Speech, ...] = ()
 
     def view(self) -> ClipView:
         return ClipView(
@@ -92,13 +96,15 @@ class ClipBytes:
             frames=[decode_frame(data, self.root / p) for data, p in zip(self.jpegs, self.frame_paths)],
             frame_times=list(self.frame_times),
             transcript=self.transcript,
+            speech=self.speech,
         )
 
 
 def clip_sources(store: Store, clip: ClipRow) -> ClipSources:
     frames = store.query("SELECT t, path FROM frames WHERE clip_id = ? ORDER BY t", (clip.id,))
+    speech = speech_of(store, [clip.id])
     return ClipSources(
-        clip, store.root, tuple(f["path"] for f in frames), tuple(f["t"] for f in frames), transcript_of(store, [clip.id])
+        clip, store.root, tuple(f["path"] for f in frames), tuple(f["t"] for f in frames), transcript_text(speech), speech
     )
 
 
@@ -106,11 +112,13 @@ def frames_view(store: Store, frames: Sequence, t_start: float, t_end: float) ->
     """What a vision task sees of some stored frames (rows with `t`, `path`, `video_id`,
     `clip_id`, of one video or of videos in sequence): the images, their times and the words
     spoken in their clips, as a view of [t_start, t_end]."""
+    speech = speech_of(store, sorted({f["clip_id"] for f in frames}))
     return ClipView(
         video_id=frames[0]["video_id"],
         t_start=t_start,
         t_end=t_end,
         frames=[open_frame(store.root, f["path"]) for f in frames],
         frame_times=[f["t"] for f in frames],
-        transcript=transcript_of(store, sorted({f["clip_id"] for f in frames})),
+        transcript=transcript_text(speech),
+        speech=speech,
     )

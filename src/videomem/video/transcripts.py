@@ -27,6 +27,7 @@ import pysubs2
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError
 
 from videomem.errors import TimeFormatError, TranscriptError
+from videomem.evidence import Speech
 from videomem.timeline import DAY, parse_time
 from videomem.video.clips import ClipSpan
 
@@ -35,6 +36,19 @@ SPEECH_ONLY = "(speech, not transcribed)"
 SPEECH_ONLY_SENTENCE = "Someone speaks; the words were not transcribed."
 """How an offline caption says so (for people reading it: readers take heard-only speech from
 the typed `Evidence.speech`, not from this sentence)."""
+
+
+
+def transcript_text(lines: Sequence[Speech]) -> str:
+    """Typed transcript lines as one text, in their order, each line with its speaker when known;
+    back-to-back lines that only say someone spoke (`transcribed` false) read as one."""
+    shown = [
+        f"{line.speaker}: {line.text}" if line.speaker else line.text
+        for i, line in enumerate(lines)
+        if line.transcribed or not i or lines[i - 1].transcribed
+    ]
+    return " ".join(shown)
+
 
 _DAY_FORM = re.compile(r"^\s*DAY\d+", re.IGNORECASE)
 _CODE_FORM = re.compile(r"^\s*\d{8}\s*$")

@@ -8,16 +8,47 @@ minutes") for a duration too; "when" / "what time" / "what day" for a time; "who
 "whose" for a person; "where" for a state (where something is). A question that weighs one
 happening against another — a comparative or superlative of time ("earlier", "first", "later")
 or "before" / "after", together with an alternative ("or") — asks for an order. A question with
-none of these (what, why, which thing) has no intent here: it is answered by content.
+none of these (what, why, which thing) has no intent here: it is answered by content. "Which" or
+"what" asking for a person noun ("which person", "what guest") asks for a person, as "who" does.
+
+Apart from the intent, a question may ask for one end of the timeline (`time_position`): the
+first, earliest, original, initial occurrence, or the last, latest, final, most recent, current
+one — by a word that places a happening at an end of time, or by a phrase naming the start or
+the end ("at the very start", "to begin with", "in the end").
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from functools import lru_cache
 from typing import Literal
 
-from videomem.models.offline.nlp import load_spacy
+from videomem.models.offline.nlp import lemmas, load_spacy
 
 Intent = Literal["count", "order", "duration", "when", "who", "state"]
+End = Literal["earliest", "latest"]
+_PERSON_NOUNS = frozenset(
+    {"person", "people", "man", "woman", "boy", "girl", "guy", "friend", "guest", "colleague", "member", "participant",
+     "speaker", "roommate", "housemate", "neighbour", "neighbor", "child", "kid", "adult", "individual"}
+)
+_EARLIEST_WORDS = frozenset({"first", "firstly", "earliest", "initially", "initial", "originally", "original", "soonest"})
+_LATEST_WORDS = frozenset(
+    {"last", "lastly", "latest", "final", "finally", "recent", "recently", "lately", "newest", "eventually",
+     "ultimately", "now", "currently", "current", "presently", "nowadays"}
+)
+_START_NOUNS = frozenset({"start", "beginning", "outset", "onset"})
+_END_NOUNS = frozenset({"end", "close", "finish"})
+_BOUNDARY_PREPOSITIONS = frozenset({"at", "in", "from", "by", "towards", "toward", "near"})
+_START_VERBS = frozenset({"begin", "start"})
+SPEECH_VERBS = frozenset(
+    {"say", "tell", "mention", "speak", "talk", "ask", "hear", "announce", "reply", "whisper", "shout", "suggest",
+     "propose", "explain", "remind", "complain", "discuss", "recommend", "comment", "remark", "claim", "joke", "chat"}
+)
+"""English verbs of speech (lemmas)."""
+_SPEECH_PHRASAL = frozenset({("bring", "up"), ("point", "out"), ("speak", "up"), ("call", "out")})
+"""Verb + particle pairs that mean saying something."""
+SPEECH_CUES = SPEECH_VERBS | {verb for verb, _ in _SPEECH_PHRASAL}
+"""Lemmas that say a question is about speech: not content to look for in what was said."""
 _QUANTITY = frozenset({"many", "much", "often", "frequently"})
 _TIME_UNITS = frozenset({"second", "minute", "hour", "day", "week", "month", "year"})
 _TIME_NOUNS = frozenset({"time", "day", "hour", "date", "moment", "point"})
@@ -26,9 +57,15 @@ _TEMPORAL_FORMS = frozenset({"earlier", "earliest", "later", "latest", "sooner",
 """Comparatives and superlatives the lemmatiser may leave as they are."""
 
 
+@lru_cache(maxsize=1024)
+def _parse(question: str):  # noqa: ANN202 - spacy.tokens.Doc
+    """One parse per question: the intent, the end of time and the scorer all read it."""
+    return load_spacy()(question)
+
+
 def question_intent(question: str) -> Intent | None:
     """The intent of a question, or None when its interrogative phrase names none."""
-    doc = load_spacy()(question)
+    doc = _parse(question)
     tokens = [t for t in doc if not t.is_punct]
     lower = [t.lower_ for t in tokens]
     lemma = [t.lemma_.lower() for t in tokens]
@@ -45,7 +82,8 @@ def question_intent(question: str) -> Intent | None:
                 return "count"
         if word == "when" or (word in ("what", "which") and lemma[i + 1 : i + 2] and lemma[i + 1] in _TIME_NOUNS):
             return "order" if _weighs_two(tokens) else "when"
-        if word in ("who", "whom", "whose"):
+        if word in ("who", "whom", "whose") or (word in ("which", "what") and lemma[i + 1 : i + 2]
+                                                  and lemma[i + 1] in _PERSON_NOUNS):
             return "who"
         if word == "where":
             return "state"
@@ -58,3 +96,47 @@ def _weighs_two(tokens: list) -> bool:
         return False
     return any(t.lower_ in _TEMPORAL_FORMS or (t.lemma_.lower() in _TEMPORAL and t.tag_ in ("JJR", "RBR", "JJS", "RBS", "IN", "RB", "JJ"))
                for t in tokens)
+
+
+@dataclass(frozen=True)
+class TimePosition:
+    """The end of the timeline a question asks about, and the words that said so (cue words,
+    not content to look for in the evidence)."""
+
+    end: End
+    words: frozenset[str]
+
+
+def time_position(question: str) -> TimePosition | None:
+    """Whether the question asks for the earliest or the latest occurrence; None when it asks
+    for neither, or for both ("first or last" weighs two ends: an order, not a position).
+
+    "last" is a verb, not a position, in a question about how long something lasted."""
+    tokens = [t for t in _parse(question) if not t.is_punct]
+    lower = [t.lower_ for t in tokens]
+    duration = question_intent(question) == "duration"
+    found: dict[End, set[str]] = {"earliest": set(), "latest": set()}
+    for i, token in enumerate(tokens):
+        word = lower[i]
+        if word in _EARLIEST_WORDS:
+            found["earliest"] |= {word, token.lemma_.lower()}
+        elif word in _LATEST_WORDS and not (word == "last" and duration):
+            found["latest"] |= {word, token.lemma_.lower()}
+        elif token.lemma_.lower() in _START_NOUNS | _END_NOUNS and token.head.lower_ in _BOUNDARY_PREPOSITIONS \
+                and any(t.lower_ == "the" for t in token.children):
+            found["earliest" if token.lemma_.lower() in _START_NOUNS else "latest"].add(token.lemma_.lower())
+        elif token.lemma_.lower() in _START_VERBS and i and lower[i - 1] == "to" and lower[i + 1 : i + 2] == ["with"]:
+            found["earliest"].add(token.lemma_.lower())
+    ends = [end for end, said in found.items() if said]
+    if len(ends) != 1:
+        return None
+    return TimePosition(ends[0], frozenset(found[ends[0]]))
+
+
+def asks_about_speech(question: str) -> bool:
+    """Whether the question asks about something said: a verb of speech among its lemmas
+    ("mention", "told", "was talking about") or a phrasal verb that means one ("brought up",
+    "pointed out")."""
+    if SPEECH_VERBS & set(lemmas(question)):
+        return True
+    return any((t.lemma_.lower(), c.lower_) in _SPEECH_PHRASAL for t in _parse(question) for c in t.children if c.dep_ == "prt")

@@ -13,15 +13,15 @@ ReAct (`plan`):
    appear nowhere in what was found yet ("Walk the dog. What do I usually do in the evening?"),
    so that every option gets the chance to be supported, not only those the first query favoured;
 5. `video.qa` on the best retrieved range, only for a multiple-choice question that the
-   retrieved text does not settle (the two best options score within MARGIN of each other), so
-   a closer look at the frames is spent where it can change the answer;
+   retrieved text does not settle (the two best options score within MARGIN of each other, all
+   of it read as one item: retrieval rank alone settles nothing), so a closer look at the
+   frames is spent where it can change the answer;
 6. `finish` with no arguments — the response step writes the answer. The last allowed step is
    always `finish`.
 
-What was found is the observations of the searches and memory tools; the best range is the
-first time range in them: JSON evidence with
-`t_start`/`t_end`, or text `START–END` / `START - END` / `START to END` in any form
-`videomem.timeline.parse_time` reads (seconds, MM:SS, HH:MM:SS, DAY2 11:09:42).
+What was found is the typed evidence the searches and memory tools returned (`StepRecord.evidence`);
+the best range is the first of its items with a range shorter than a day. The observations'
+text is read only for what it says about the options, never for times.
 
 WorldMM retrieval rounds (`choose_memory`): the question's kind picks the memory, by general
 English cue words in its lemmas (`KIND_CUES`): habits and preferences ("usually", "often",
@@ -37,16 +37,16 @@ a question of another intent does not search it (its intervals would only crowd 
 
 from __future__ import annotations
 
-import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from videomem.choice import search_text
+from videomem.evidence import Evidence
 from videomem.models.tasks.agent import AgentState, RetrievalDecision, RetrievalState, ToolCall
 from videomem.models.offline.intent import question_intent
 from videomem.models.offline.nlp import lemmas
 from videomem.models.offline.scoring import question_times
-from videomem.timeline import DAY, ranges_in
+from videomem.timeline import DAY
 
 RETRIEVAL, RAG, QA, FINISH = "video.retrieval", "video.rag", "video.qa", "finish"
 MEMORY_PREFIX = "memory."
@@ -65,16 +65,10 @@ def tool_names(tools: list[dict[str, Any]]) -> dict[str, set[str]]:
     return out
 
 
-def first_range(observation: str) -> tuple[float, float] | None:
-    try:
-        data = json.loads(observation)
-    except ValueError:
-        data = None
-    items = data.get("evidence", []) if isinstance(data, dict) else data if isinstance(data, list) else []
-    for item in items:
-        if isinstance(item, dict) and "t_start" in item and "t_end" in item:
-            return float(item["t_start"]), float(item["t_end"])
-    return next(((t0, t1) for t0, t1 in ranges_in(observation) if t0 < t1 < t0 + DAY), None)
+def first_range(evidence: Sequence[Evidence]) -> tuple[float, float] | None:
+    """The range of the first item that has one (a point or a range of a day or more is no
+    place to look at frames)."""
+    return next(((e.t_start, e.t_end) for e in evidence if e.t_start < e.t_end < e.t_start + DAY), None)
 
 
 def _args(params: set[str], **values: Any) -> dict[str, Any]:
@@ -111,7 +105,9 @@ def plan(state: AgentState, margin_of: Callable[[str], float], mentions: Callabl
             tool=QA,
             arguments=_args(tools[QA], question=state.question, t_start=max(0.0, named[0] - AROUND), t_end=named[0] + AROUND),
         )
-    found = "\n".join(h.observation for h in state.history if h.tool == search or h.tool.startswith(MEMORY_PREFIX))
+    searches = [h for h in state.history if h.tool == search or h.tool.startswith(MEMORY_PREFIX)]
+    found = "\n".join(h.observation for h in searches)
+    gathered = [e for h in searches for e in h.evidence]
     if search and state.choices:
         asked = {h.arguments.get("query") for h in state.history if h.tool == search}
         for option in state.choices:
@@ -122,7 +118,7 @@ def plan(state: AgentState, margin_of: Callable[[str], float], mentions: Callabl
                     tool=search,
                     arguments=_args(tools[search], query=query),
                 )
-    span = first_range(found)
+    span = first_range(gathered)
     if state.choices and QA in tools and QA not in used and span and margin_of(found) < MARGIN:
         return ToolCall(
             thought="The memory does not settle the options; look at the frames of the best range.",

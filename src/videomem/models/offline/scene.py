@@ -35,6 +35,7 @@ from videomem.models.offline.imagenet import ImageNetTagger
 from videomem.models.offline.nlp import load_spacy, squash
 from videomem.models.offline.ocr import OcrReader, TextBlock, blocks
 from videomem.models.offline.people import Box, PeopleDetector
+from videomem.video.transcripts import transcript_text
 
 FRAME_MAX_SIDE = 640
 """Frames are analysed at most this large; the pipeline stores them at 640 already."""
@@ -84,6 +85,9 @@ class ClipFacts:
     change: float | None = None
     """Largest difference between consecutive frames; None with a single frame."""
     transcript: str = ""
+    """The words transcribed in the clip (with their speakers)."""
+    heard: bool = False
+    """Speech was heard in the clip whose words nobody transcribed (`Speech.transcribed`)."""
 
 
 @dataclass
@@ -123,7 +127,8 @@ class SceneAnalyser:
             return self._analyse(clips)
 
     def _analyse(self, clips: Sequence[ClipView]) -> list[ClipFacts]:
-        keys = [_key(c.frames, c.transcript) for c in clips]
+        spoken = [_spoken(c) for c in clips]
+        keys = [_key(c.frames, said) for c, said in zip(clips, spoken)]
         todo = [i for i, k in enumerate(keys) if k not in self._cache]
         frames = {i: [self._frame(as_array(img)) for img in clips[i].frames] for i in todo}
         flat = [f.rgb for i in todo for f in frames[i]]
@@ -134,10 +139,10 @@ class SceneAnalyser:
             frame_probs = probs[offset : offset + n]
             offset += n
             clip_probs = frame_probs.mean(axis=0) if n else np.zeros(probs.shape[1:])
-            self._cache[keys[i]] = self._facts(frames[i], clip_probs, clips[i].transcript)
+            self._cache[keys[i]] = self._facts(frames[i], clip_probs, *spoken[i])
             if n > 1:
                 for image, frame, p in zip(clips[i].frames, frames[i], frame_probs):
-                    self._cache.setdefault(_key([image], ""), self._facts([frame], p, ""))
+                    self._cache.setdefault(_key([image], ("", False)), self._facts([frame], p, "", False))
         out = [self._cache[k] for k in keys]
         for key in keys:
             self._cache.move_to_end(key)
@@ -156,8 +161,8 @@ class SceneAnalyser:
             people=self.people.detect(rgb),
         )
 
-    def _facts(self, frames: list[_Frame], probs: np.ndarray, transcript: str) -> ClipFacts:
-        facts = ClipFacts(transcript=" ".join(transcript.split()))
+    def _facts(self, frames: list[_Frame], probs: np.ndarray, transcript: str, heard: bool) -> ClipFacts:
+        facts = ClipFacts(transcript=" ".join(transcript.split()), heard=heard)
         if not frames:
             return facts
         changes = [_difference(a, b) for a, b in zip(frames, frames[1:])]
@@ -185,13 +190,22 @@ class SceneAnalyser:
             frame.text = blocks(self.ocr.read(frame.rgb))
 
 
-def _key(frames: Sequence[Image], transcript: str) -> tuple:
+def _spoken(clip: ClipView) -> tuple[str, bool]:
+    """The words the clip's transcribed lines say, and whether speech nobody transcribed was heard
+    in it: from its typed lines (`ClipView.speech`); a view built from text alone has words only."""
+    if not clip.speech:
+        return clip.transcript, False
+    said = [line for line in clip.speech if line.transcribed]
+    return transcript_text(said), len(said) < len(clip.speech)
+
+
+def _key(frames: Sequence[Image], spoken: tuple[str, bool]) -> tuple:
     """A clip's content (pixels and words), so two views of the same frames share one analysis."""
     digest = hashlib.blake2b(digest_size=16)
     for image in frames:
         digest.update(f"{image.size}{image.mode}".encode())
         digest.update(image.tobytes())
-    return digest.hexdigest(), transcript
+    return digest.hexdigest(), spoken
 
 
 def _difference(a: _Frame, b: _Frame) -> float:

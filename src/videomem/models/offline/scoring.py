@@ -9,9 +9,11 @@ no list of question phrasings is kept).
 **Evidence weight.** By rank of retrieval score: 1, 0.83, 0.71, … Cues in the question then
 reweigh the evidence *about the question* (an item is about it when it holds at least half of
 the question's content words, or as many as the best item holds):
-* "last", "latest", "now", … / "first", "earliest", …: those items ranked by time instead,
+* a question about an end of the timeline (`intent.time_position`: "most recently", "at the
+  very start", "originally", "in the end", "newest", …): those items ranked by time instead,
   latest (or earliest) first, weights 1, 1/2, 1/3, …; other items × 0.3 (by time of day when
-  the question also names a part of the day: "first thing in the morning");
+  the question also names a part of the day: "first thing in the morning"). The words that
+  said so are cues, not content to look for;
 * a clock time ("at 12:35", "DAY2 11:09:42"): items whose range holds it keep their weight,
   others × 0.3;
 * "morning", "afternoon", "evening", "night": items recorded at that time of day keep their
@@ -30,25 +32,34 @@ the question's content words, or as many as the best item holds):
 
 An option's lexical score is its best sentence's support.
 
-**Two question shapes get an explicit rule**, because no sentence states their answer:
+**Some question shapes get an explicit rule**, because no sentence states their answer; each
+reads typed evidence fields, never a memory's prose:
 * A count question (`intent.py`: "how many", "how often", "how frequently", … read from the
-  parse) with numeric options ("Once", "3 times"): the moments fully about the question
-  are counted — evidence ranges, and the typed moments an item carries (`Evidence.moments`:
-  object memory's sightings) — merging moments that touch in time (one event spans several clips); the
+  parse) with numeric options ("Once", "3 times"): a count a memory computed
+  (`Evidence.counts`, timeline memory) for an event named by all of the question's content
+  words, else the moments fully about the question are counted — evidence intervals
+  (`Evidence.spans`), and the typed moments an item carries (`Evidence.moments`: object memory's
+  sightings) — merging moments that touch in time (one event spans several clips); the
   option naming that count scores 1 and the others 0 (a stray "6" in the evidence says nothing
   about a count).
-* Options that are all time ranges ("12:30-13:00"): each scores the best time overlap (IoU)
-  with an item about the question, times that item's weight.
+* Options that are all time ranges in any form `timeline.parse_range` reads ("12:30-13:00",
+  "DAY2 11:00 to 11:30"), for a question that is not a count: each scores the best time
+  overlap (IoU) with an item about the question, times that item's weight.
+* A who-question about speech (intent `who` and a verb of speech, `intent.asks_about_speech`:
+  "who brought up the concert", "which person was talking about …"): each option scores by the transcript lines whose
+  speaker it names (`Evidence.speech`), the share of the question's content words in the
+  line times its item's weight; the speaker of the best-matching line wins.
 * Options that are all amounts of time ("2 hours", "about 45 minutes ago", "a day and a half"):
   a relative-time question (intent `when`, or "… ago" in every option) is measured from the
   cited moment (an evidence item's midpoint) to the query time, which the agent passes as
-  `now` (without it, no rule); any other asks how long something lasted, an evidence item's
-  length. Only the items most about the question are measured (the largest share of its
+  `now` (without it, no rule); any other asks how long something lasted, the duration of an
+  evidence item's intervals (`Evidence.spans`). Only the items most about the question are measured (the largest share of its
   content words); each option scores exp(-|ln(measured / its amount)|) times the item's weight,
   best item first: arithmetic on the evidence's times, not words.
 
-**Speech nobody transcribed.** A multiple-choice question that asks what was said (a verb of
-speech among its lemmas: "say", "tell", "mention", "hear", …) gets no option when no evidence
+**Speech nobody transcribed.** A multiple-choice question that asks what was said
+(`intent.asks_about_speech`: a verb of speech, "say", "tell", "mention", "hear", …, or a phrasal
+one, "bring up", "point out") gets no option when no evidence
 item holds any option's distinguishing words (as whole words) and some evidence is speech that
 was heard but not transcribed (the offline profile has no speech model; the item's typed
 `Evidence.speech` holds a line with `transcribed` false, whatever its prose says). The words that would decide are in
@@ -79,21 +90,17 @@ from videomem.errors import TimeFormatError
 from videomem.evidence import Evidence
 from videomem.models.engines import TextEmbedder
 from videomem.models.offline.colours import PALETTE
-from videomem.models.offline.intent import question_intent
+from videomem.models.offline.intent import SPEECH_CUES, asks_about_speech, question_intent, time_position
 from videomem.models.offline.nlp import forms, lemmas, quoted_spans, split_sentences, squash, stopwords, words
 from videomem.timeline import DAY, format_clock, format_day, parse_range, parse_time
 
 COLOUR_WORDS = frozenset({"colour", "color"})
 """Question lemmas that ask for a colour."""
-SPEECH_WORDS = frozenset({"say", "tell", "mention", "speak", "talk", "ask", "hear", "announce", "reply", "whisper", "shout"})
-"""Question lemmas that ask what was said."""
 SEMANTIC_WEIGHT = 0.5
 OFF_CUE = 0.3
 """Weight factor for evidence that does not match a time cue of the question."""
 BEST_SENTENCE_CHUNK = 16
 """Sentences embedded per call while looking for the best one (a free-form answer)."""
-LATEST = frozenset({"last", "latest", "recent", "recently", "now", "currently", "current", "final", "finally"})
-EARLIEST = frozenset({"first", "earliest", "initially", "originally"})
 PERIODS = {"morning": (5, 12), "afternoon": (12, 17), "evening": (17, 22), "night": (22, 29)}
 NUMBERS = {
     "once": 1, "twice": 2, "thrice": 3, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5,
@@ -104,8 +111,9 @@ PLACE_WORDS = frozenset(
     "inside outside".split()
 )
 _KEEP = PLACE_WORDS | frozenset(NUMBERS) | frozenset({"first", "last"})
-_CUES = LATEST | EARLIEST | frozenset(PERIODS) | {"late", "early", "many", "time"}
-"""Words that steer weighting or counting, not content to look for ('latest' lemmatises to 'late')."""
+_CUES = frozenset(PERIODS) | {"late", "early", "many", "time"}
+"""Words that steer weighting or counting, not content to look for ('latest' lemmatises to 'late');
+the words that ask for an end of the timeline (`time_position`) are dropped per question."""
 UNIT_SECONDS = {"second": 1.0, "sec": 1.0, "minute": 60.0, "min": 60.0, "hour": 3600.0, "hr": 3600.0, "day": DAY,
                 "week": 7 * DAY}
 _AMOUNT = re.compile(
@@ -128,10 +136,9 @@ def question_times(question: str) -> list[float]:
 
 
 def _option_range(option: str) -> tuple[float, float] | None:
-    """An option that is a range of clock times ("11:00 - 11:30"), else None: both ends must be
-    written as clocks, so an option like "2-3" stays a count."""
-    if len(_CLOCK.findall(option)) != 2:
-        return None
+    """An option that is a time range in any form the timeline reads ("11:00 - 11:30", "DAY2
+    11:00 to 11:30", "600-720"), else None. A count question's "2-3" is a count: the caller
+    does not ask then."""
     try:
         span = parse_range(option)
     except TimeFormatError:
@@ -200,19 +207,23 @@ class OptionScorer:
         and without words that no evidence item holds: those cannot tell the items apart, they
         only lower every item's share alike ('What usually happens …', 'first thing …')."""
         found = set().union(*item_words) if item_words else set()
-        return {w for w in self._content(question) if w not in _CUES and w not in PLACE_WORDS and w in found}
+        position = time_position(question)
+        cues = _CUES | (position.words if position else frozenset())
+        return {w for w in self._content(question) if w not in cues and w not in PLACE_WORDS and w in found}
 
     def _weights(self, question: str, evidence: Sequence[Evidence], about: np.ndarray) -> np.ndarray:
         by_score = sorted(range(len(evidence)), key=lambda i: (-evidence[i].score, i))
         weight = np.zeros(len(evidence))
         for rank, i in enumerate(by_score):
             weight[i] = 1.0 / (1.0 + 0.2 * rank)
-        said = set(words(question))
+        said = set(lemmas(question))  # "in the mornings" names the morning too
         relevant = [i for i in range(len(evidence)) if about[i]]
         periods = [PERIODS[w] for w in said if w in PERIODS]
-        if said & (LATEST | EARLIEST) and relevant:
-            latest = bool(said & LATEST)
-            # "first thing in the morning" is about the hour, not the first day
+        position = time_position(question)
+        if position is not None and relevant:
+            latest = position.end == "latest"
+            # an end of a named part of the day ("the earliest chore of my mornings") is about
+            # the hour, not the first day
             clock = (lambda t: t % DAY) if periods else (lambda t: t)
             order = sorted(relevant, key=lambda i: (-clock(evidence[i].t_end) if latest else clock(evidence[i].t_start), i))
             weight *= OFF_CUE
@@ -276,15 +287,19 @@ class OptionScorer:
         amounts = [option_seconds(o) for o in options]
         intent = question_intent(question)
         relative = intent == "when" or all("ago" in words(o) for o in options)
-        if all(ranges):
+        if intent != "count" and all(ranges):
             lexical = np.array([self._overlap(r, evidence, read.weight * read.cover) for r in ranges])
         elif all(amounts) and (now is not None or not relative):
             most = read.cover >= read.cover.max() - 1e-9 if len(read.cover) else read.cover.astype(bool)
             lexical = self._elapsed(amounts, evidence, read.weight * most, now if relative else None)  # type: ignore[arg-type]
         elif intent == "count" and all(_option_number(o) is not None for o in options):
-            count = self._moments(read.asked, evidence, read.cover)
+            count = self._counted(read, evidence) or self._moments(read.asked, evidence, read.cover)
             if count:
                 lexical = np.array([1.0 if _option_number(o) == count else 0.0 for o in options])
+        elif intent == "who" and asks_about_speech(question):
+            speakers = self._speakers(question, options, evidence, read.weight)
+            if speakers.any():
+                lexical = speakers
         vectors = self.embedder.embed([*options, *(s.text for s in sentences)])
         semantic = (vectors[: len(options)] @ vectors[len(options) :].T * support[None, :]).max(axis=1)
         return lexical + SEMANTIC_WEIGHT * (semantic - semantic.mean()), semantic
@@ -319,7 +334,7 @@ class OptionScorer:
         and no item holds the distinguishing words of any option (then no option can be told);
         else []. Words count as whole words only: a name's letters run together across words
         ('corNer ORAnge') or a number's digits inside a clock time ('08:35:30') name nothing."""
-        if not SPEECH_WORDS & set(lemmas(question)):
+        if not asks_about_speech(question):
             return []
         held = [forms(e.text) for e in evidence]
         if any(self._distinct(option, options) <= found for option in options for found in held):
@@ -340,12 +355,45 @@ class OptionScorer:
                 score += 0.5
         return score
 
+    @staticmethod
+    def _counted(read: _Read, evidence: Sequence[Evidence]) -> int | None:
+        """A count a memory computed (`Evidence.counts`) for an event named by all of the
+        question's content words, from the best-weighted item that carries one; None without."""
+        if not read.asked:
+            return None
+        for i in sorted(range(len(evidence)), key=lambda i: (-read.weight[i], i)):
+            for count in evidence[i].counts:
+                if count.n > 0 and read.asked <= forms(count.what):
+                    return count.n
+        return None
+
+    def _speakers(self, question: str, options: Sequence[str], evidence: Sequence[Evidence], weight: np.ndarray) -> np.ndarray:
+        """Per option: how well the transcript lines of the speaker it names match what the
+        question says was said (the share of its content words, speech verbs aside, in the
+        line), times the line's item weight; zeros when no line both matches and has a speaker
+        some option names."""
+        asked = {w for w in self._content(question) if w not in SPEECH_CUES and w not in _CUES}
+        out = np.zeros(len(options))
+        if not asked:
+            return out
+        named = [set(words(o)) - self.stop for o in options]
+        for e, w in zip(evidence, weight):
+            for line in e.speech:
+                if not (line.speaker and line.transcribed):
+                    continue
+                match = len(asked & forms(line.text)) / len(asked)
+                who = set(words(line.speaker))
+                for k, names in enumerate(named):
+                    if names and (who <= names or names <= who):
+                        out[k] = max(out[k], w * match)
+        return out
+
     def _moments(self, asked: set[str], evidence: Sequence[Evidence], item_cover: np.ndarray) -> int:
-        """Separate moments the asked-about thing is shown: the ranges of evidence items that hold
-        all of the question's content words, and the typed moments an item carries (an object's
-        sightings, `Evidence.moments`) whose record holds them all. Moments that touch in time
-        are one (an event spans several clips)."""
-        spans = [(e.video_id, e.t_start, e.t_end) for e, c in zip(evidence, item_cover) if c >= 1.0]
+        """Separate moments the asked-about thing is shown: the intervals of evidence items that
+        hold all of the question's content words (`Evidence.spans`), and the typed moments an
+        item carries (an object's sightings, `Evidence.moments`) whose record holds them all.
+        Moments that touch in time are one (an event spans several clips)."""
+        spans = [(e.video_id, s.t_start, s.t_end) for e, c in zip(evidence, item_cover) if c >= 1.0 for s in e.spans()]
         for e in evidence:
             spans += [(e.video_id, start, end) for start, end, text in e.moments if asked and asked <= forms(text)]
         count, last = 0, None
@@ -360,13 +408,14 @@ class OptionScorer:
     @staticmethod
     def _elapsed(amounts: Sequence[float], evidence: Sequence[Evidence], weight: np.ndarray, now: float | None) -> np.ndarray:
         """Per option: how close its amount of time is to the one measured on the best-weighted
-        evidence (time since its midpoint up to `now`; its length when `now` is None)."""
+        evidence's intervals (`Evidence.spans`: time since an interval's midpoint up to `now`;
+        its duration when `now` is None)."""
         out = np.zeros(len(amounts))
         for e, w in zip(evidence, weight):
-            measured = now - (e.t_start + e.t_end) / 2 if now is not None else e.t_end - e.t_start
-            if w <= 0 or measured <= 0:
-                continue
-            out = np.maximum(out, [w * float(np.exp(-abs(np.log(measured / a)))) for a in amounts])
+            for span in e.spans() if w > 0 else ():
+                measured = now - (span.t_start + span.t_end) / 2 if now is not None else span.duration
+                if measured > 0:
+                    out = np.maximum(out, [w * float(np.exp(-abs(np.log(measured / a)))) for a in amounts])
         return out
 
     @staticmethod

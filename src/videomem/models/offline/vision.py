@@ -22,7 +22,7 @@ from videomem.core import ClipView
 from videomem.models.offline import require_no_options
 from videomem.models.offline.colours import place_name, position_phrase
 from videomem.models.offline.nlp import load_spacy
-from videomem.video.transcripts import SPEECH_ONLY, SPEECH_ONLY_SENTENCE
+from videomem.video.transcripts import SPEECH_ONLY_SENTENCE
 from videomem.models.offline.scene import CHANGING, STILL, ClipFacts, Person, SceneAnalyser, ShapeTrack
 
 ROLE = "vlm"
@@ -126,10 +126,10 @@ def caption(facts: ClipFacts) -> str:
             sentences.append("The scene is still.")
         else:
             sentences.append("There is some movement.")
-    if facts.transcript == SPEECH_ONLY:
-        sentences.append(SPEECH_ONLY_SENTENCE)
-    elif facts.transcript:
+    if facts.transcript:
         sentences.append(f"Someone says: '{facts.transcript}'.")
+    if facts.heard:
+        sentences.append(SPEECH_ONLY_SENTENCE)
     return " ".join(sentences) or "The clip has no frames and no speech."
 
 

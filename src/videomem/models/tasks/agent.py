@@ -70,6 +70,8 @@ class StepRecord:
     tool: str
     arguments: dict[str, Any]
     observation: str
+    evidence: list[Evidence] = field(default_factory=list)
+    """What the tool returned, typed: a rule-based planner reads ranges from here, not from the text."""
 
 
 @dataclass

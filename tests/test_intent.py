@@ -1,0 +1,78 @@
+"""What a question asks for, read from its parse (`models/offline/intent.py`): phrasings of no
+benchmark's templates, written for these tests."""
+
+from __future__ import annotations
+
+import pytest
+
+from videomem.models.offline.intent import asks_about_speech, question_intent, time_position
+
+
+@pytest.mark.parametrize(
+    ("question", "end"),
+    [
+        ("What was the earliest thing Nicous cooked?", "earliest"),
+        ("Which mug did Alice grab at the very start?", "earliest"),
+        ("Where had the lamp been standing originally?", "earliest"),
+        ("At first, what was Choiszt holding?", "earliest"),
+        ("What did Tasha pick up to begin with?", "earliest"),
+        ("Initially, which table held the flowers?", "earliest"),
+        ("In the end, which shelf did the book go on?", "latest"),
+        ("Where is the umbrella now?", "latest"),
+        ("What was the newest thing put in the fridge?", "latest"),
+        ("Where did she leave the mug the final time?", "latest"),
+        ("Which jacket was Shure wearing most recently?", "latest"),
+        ("What has Lucia been reading lately?", "latest"),
+        ("What did Anna do last?", "latest"),
+        ("Which snack did Jake eventually choose?", "latest"),
+    ],
+)
+def test_an_end_of_the_timeline_is_read_from_varied_phrasing(question: str, end: str) -> None:
+    position = time_position(question)
+    assert position is not None and position.end == end
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "How long did the meeting last?",  # 'last' the verb
+        "Did the dog bark first or last?",  # both ends: an order
+        "Where did the story start?",  # a start that is no end of the timeline
+        "What colour is the kettle?",
+        "Which came later, the rain or the barbecue?",  # a comparison, not an end
+    ],
+)
+def test_no_end_of_the_timeline_without_one(question: str) -> None:
+    assert time_position(question) is None
+
+
+def test_the_cue_words_are_returned_with_their_lemmas() -> None:
+    position = time_position("What was the earliest snack Katrina opened?")
+    assert position is not None and {"earliest", "early"} <= position.words and "snack" not in position.words
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["Which person suggested going to the park?", "What guest arrived with the cake?", "Whose bag is on the chair?"],
+)
+def test_a_person_asked_for_by_which_or_what_is_a_who_question(question: str) -> None:
+    assert question_intent(question) == "who"
+
+
+def test_which_thing_is_not_a_who_question() -> None:
+    assert question_intent("Which cup is on the shelf?") is None
+
+
+@pytest.mark.parametrize(
+    ("question", "speech"),
+    [
+        ("Who brought up the concert?", True),
+        ("Which person pointed out the leak under the sink?", True),
+        ("Who was talking about the tickets?", True),
+        ("What was I told the code is?", True),
+        ("Who brought the cake?", False),
+        ("Who carried the box upstairs?", False),
+    ],
+)
+def test_a_question_about_speech_is_read_from_its_verbs(question: str, speech: bool) -> None:
+    assert asks_about_speech(question) is speech

@@ -1,0 +1,161 @@
+"""The offline answer step reads typed evidence (counts, intervals, speakers), never a memory's
+prose. Questions are phrased for these tests, in forms no synthetic generator of the project
+writes; names and things are made up."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from memory_stores import offline_models
+from videomem.evidence import Count, Evidence, Span, Speech
+from videomem.models.offline.language import OfflineLanguage
+
+
+@pytest.fixture(scope="module")
+def language() -> OfflineLanguage:
+    return offline_models().language
+
+
+def item(t: float, text: str, score: float = 0.5, source: str = "episodic", length: float = 30.0) -> Evidence:
+    return Evidence(t, t + length, text, source, score, "v")
+
+
+# ---------------------------------------------------------------- counts
+
+
+def test_a_count_a_memory_computed_is_read_from_the_typed_field(language: OfflineLanguage) -> None:
+    kettle = Count("lucia refill kettle", 5)
+    # Only the two latest of the five intervals were returned; the count covers all five.
+    found = [replace(item(t, "lucia refill kettle (1 window(s), 30 s)", 1.0, "timeline"), counts=(kettle,))
+             for t in (4000, 9000)]
+    other = replace(item(500, "jake tune guitar (2 window(s), 1 min 00 s)", 1.0, "timeline"),
+                    counts=(Count("jake tune guitar", 7),))
+    options = ["Twice", "3 times", "5 times", "7 times"]
+    question = "Lucia refilled the kettle how many times before lunch?"
+    assert language.answer(question, options, [other, *found]).answer == "5 times"
+    untyped = [replace(e, counts=()) for e in found]
+    assert language.answer(question, options, [other, *untyped]).answer == "Twice", (
+        "without a typed count the separate intervals found are counted"
+    )
+
+
+def test_a_count_written_in_prose_is_not_read(language: OfflineLanguage) -> None:
+    prose = [item(t, "Lucia refills the kettle. The timeline holds 7 intervals of it.", 0.9) for t in (100, 700, 1300)]
+    options = ["Once", "3 times", "7 times"]
+    assert language.answer("Lucia refilled the kettle how many times?", options, prose).answer == "3 times"
+
+
+# ---------------------------------------------------------------- durations
+
+
+def test_how_long_is_the_duration_of_the_typed_interval_not_of_the_item(language: OfflineLanguage) -> None:
+    window = item(0, "Shure and Katrina play a board game at the table, then tidy up.", 0.9, length=3600)
+    options = ["Around 15 minutes", "About an hour", "Roughly 3 hours"]
+    question = "The board game Shure played with Katrina went on for roughly what length of time?"
+    assert language.answer(question, options, [window]).answer == "About an hour", "no interval: the item's range"
+    game = replace(window, intervals=(Span(600, 1500, "shure play board game"),))
+    assert language.answer(question, options, [game]).answer == "Around 15 minutes"
+
+
+# ---------------------------------------------------------------- who said it
+
+
+def _conversation() -> list[Evidence]:
+    lines = (
+        Speech(40, 44, "we should book the train tickets tonight", speaker="Katrina"),
+        Speech(45, 48, "I will bring the speaker for the party", speaker="Shure"),
+        Speech(50, 53, "(speech, not transcribed)", transcribed=False),
+    )
+    # The caption names nobody: who said what is only in the typed lines.
+    return [
+        replace(item(30, "The group sits around the table and talks about plans.", 0.9), speech=lines),
+        replace(item(300, "Tasha washes dishes at the sink.", 0.4),
+                speech=(Speech(301, 304, "the dishes are done", speaker="Tasha"),)),
+    ]
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Who was talking about booking train tickets?",
+        "Which person mentioned the train tickets?",
+        "Whom did I hear suggest booking train tickets?",
+        "Who brought up the train tickets?",
+    ],
+)
+def test_who_said_it_is_the_speaker_of_the_best_matching_line(language: OfflineLanguage, question: str) -> None:
+    options = ["Shure", "Tasha", "Katrina", "Lucia"]
+    assert language.answer(question, options, _conversation()).answer == "Katrina"
+
+
+def test_who_said_it_needs_a_speaker_some_option_names(language: OfflineLanguage) -> None:
+    anonymous = [replace(e, speech=tuple(replace(s, speaker=None) for s in e.speech)) for e in _conversation()]
+    options = ["Shure", "Tasha", "Katrina", "Lucia"]
+    out = language.answer("Who was talking about booking train tickets?", options, anonymous)
+    assert out.answer in options  # scored by content as any question, no speaker to read
+    about_party = language.answer("Who was talking about the party speaker?", options, _conversation())
+    assert about_party.answer == "Shure"
+
+
+# ---------------------------------------------------------------- ends of the timeline
+
+
+KEYS = [
+    item(100, "The keys lie in the blue drawer.", 0.4),
+    item(5000, "The keys lie under the sofa cushion.", 0.6),
+    item(9000, "The keys lie on the kitchen table.", 0.5),
+    item(9500, "A cat sleeps on the rug.", 0.9),
+]
+
+
+@pytest.mark.parametrize(
+    ("question", "answer"),
+    [
+        ("Where were the keys at the very start?", "In the blue drawer"),
+        ("Where had the keys been lying originally?", "In the blue drawer"),
+        ("Where are the keys now?", "On the kitchen table"),
+        ("In the end, where did the keys lie?", "On the kitchen table"),
+        ("Where were the keys lying most recently?", "On the kitchen table"),
+    ],
+)
+def test_an_end_of_the_timeline_ranks_the_evidence_by_time(language: OfflineLanguage, question: str, answer: str) -> None:
+    options = ["In the blue drawer", "Under the sofa cushion", "On the kitchen table"]
+    assert language.answer(question, options, KEYS).answer == answer
+
+
+# ---------------------------------------------------------------- parts of the day
+
+
+@pytest.mark.parametrize(
+    ("question", "answer"),
+    [
+        ("Once the morning starts, what am I typically busy with?", "Make coffee"),
+        ("In the mornings, what do I get done before anything else?", "Make coffee"),
+        ("Each evening, which chore do I take care of?", "Walk the dog"),
+        ("What is the last thing I do in the evening?", "Walk the dog"),
+    ],
+)
+def test_a_part_of_the_day_weights_the_evidence_recorded_then(language: OfflineLanguage, question: str, answer: str) -> None:
+    day = 86400.0
+    evidence = [item(d * day + 8 * 3600, "On-screen text reads 'MAKING COFFEE'.") for d in range(2)]
+    evidence += [item(d * day + 18 * 3600, "On-screen text reads 'WALKING THE DOG'.", 0.6) for d in range(2)]
+    assert language.answer(question, ["Walk the dog", "Make coffee", "Bake a cake"], evidence).answer == answer
+
+
+# ---------------------------------------------------------------- time-range options
+
+
+def test_time_range_options_are_read_by_the_timeline_parser(language: OfflineLanguage) -> None:
+    evidence = [item(300, "Alice opens the garden gate.", 0.6, length=10), item(100, "Bob waters the plants.", 0.5, length=10)]
+    seconds = ["90 to 120", "290 to 320", "780 to 810"]
+    assert language.answer("At which point in the video did Alice open the garden gate?", seconds, evidence).choice == "B"
+    clocks = ["00:01:30 – 00:02:00", "00:04:50 – 00:05:20", "00:13:00 – 00:13:30"]
+    assert language.answer("At which point in the video did Alice open the garden gate?", clocks, evidence).choice == "B"
+
+
+def test_a_count_question_keeps_dashed_options_as_counts(language: OfflineLanguage) -> None:
+    boxes = [item(t, "Bob carries a box to the van.", 0.5) for t in (100, 400, 700)]
+    out = language.answer("Bob carried a box to the van how many times?", ["1-2", "3-4", "5-6"], boxes)
+    assert out.answer == "3-4"
