@@ -7,9 +7,10 @@ time prints as it ends (each run reads the release files again to place the clip
 Prints each step's wall time and result, the wall time and peak resident memory (this process)
 so far after each stage, then the totals and the commit measured.
 
-    python benchmarks/egolife_captions.py [--data ../shared/data/egolife] [--person A1_JAKE] [--days 1,2]
+    python benchmarks/egolife_captions.py [--data ../shared/data/egolife] [--person A1_JAKE] [--days 1,2] [--keep DIR]
 
 `--days` builds only those days (a quick look; the figure in docs/benchmarks.md is the week).
+`--keep DIR` builds the store in DIR (a new folder) and keeps it, e.g. to evaluate on it.
 Target for the week: at most 10 min wall on 2 CPU cores.
 """
 
@@ -45,15 +46,18 @@ def main() -> None:
     parser.add_argument("--data", type=Path, default=DATA)
     parser.add_argument("--person", default="A1_JAKE")
     parser.add_argument("--days", help="comma-separated day numbers (default: every day)")
+    parser.add_argument("--keep", type=Path, help="build the store in this new folder and keep it")
     args = parser.parse_args()
     days = [int(d) for d in args.days.split(",")] if args.days else None
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
     with tempfile.TemporaryDirectory() as tmp:
         captions = _days(args.data / "DenseCaption" / args.person, days, Path(tmp) / "captions")
         transcripts = _days(args.data / "Transcript" / args.person, days, Path(tmp) / "transcripts")
-        pipeline = load_pipeline("pipelines/egolife.yaml")
+        pipeline = load_pipeline("egolife")
         started = time.perf_counter()
-        with Store(Path(tmp) / "store", create=True) as store:
+        if args.keep is not None and args.keep.exists():
+            parser.error(f"--keep {args.keep}: exists already; name a new folder")
+        with Store(args.keep or Path(tmp) / "store", create=True) as store:
             for stage in pipeline.stages:  # one run per stage, so each stage's figure prints as it ends
                 report = ingest(
                     [], store, pipeline, lambda: ModelSet.from_file(None), stages=[stage],

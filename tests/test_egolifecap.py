@@ -334,6 +334,8 @@ def test_memory_from_the_captions_alone_then_the_videos_add_frames(release, tmp_
     # Who said what: a person record per speaker, a triplet per line, the speakers among the entities.
     people = _rows(store_dir, "SELECT name, value FROM object_observations WHERE kind = 'person' ORDER BY t_start, name")
     assert ("Shure", "says: Mark a timestamp, right?") in people
+    # Things are read from what the caption saw, not from what was said: 'a stopwatch' was only spoken of.
+    assert "stopwatch" not in {name for (name,) in _rows(store_dir, "SELECT name FROM object_observations")}
     assert ("Shure", "said", "Mark a timestamp, right?") in _rows(
         store_dir, "SELECT subject, relation, object FROM episodic_triplets")
     coarse = _rows(store_dir, "SELECT e.name FROM episodic_entities e JOIN episodic_captions c ON c.id = e.caption_id "

@@ -19,7 +19,7 @@ from videomem.core import ProgressFactory
 from videomem.evidence import Evidence
 from videomem.models.registry import ModelSet
 from videomem.store import Store
-from videomem.store.clips import ClipRow, clips_of, speech_in, visible_ids
+from videomem.store.clips import ClipRow, clips_of, speech_in, transcript_of, visible_ids
 from videomem.store.vectors import VectorIndex, embedder_identity
 
 INDEX_NAME = "events"
@@ -106,7 +106,11 @@ def write_caption(tx: sqlite3.Connection, clip: ClipRow, caption: str) -> None:
 
 def imported_captions(store: Store, video_ids: Sequence[str]) -> dict[str, str]:
     """Clip unit → caption, for the clips of these videos whose caption was imported (not
-    written by this stage): their object records are read from that text, not from the frames."""
+    written by this stage): their object records are read from that text, not from the frames.
+
+    The import appends a frameless clip's speech to its caption (`pipeline/imports.py`); that
+    part is left out here, since the people heard are records of their own with what they said
+    (`memory/speakers.py`), and a phrase someone said is not a thing seen."""
     if not video_ids:
         return {}
     marks = ",".join("?" * len(video_ids))
@@ -115,4 +119,10 @@ def imported_captions(store: Store, video_ids: Sequence[str]) -> dict[str, str]:
         f"WHERE e.source != ? AND c.video_id IN ({marks})",
         (GENERATED, *video_ids),
     )
-    return {ClipRow(r["id"], r["video_id"], r["idx"], r["t_start"], r["t_end"]).unit: r["text"] for r in rows}
+    out = {}
+    for r in rows:
+        text, speech = r["text"], transcript_of(store, [r["id"]])
+        if speech and text.endswith(speech):
+            text = text[: -len(speech)].rstrip()
+        out[ClipRow(r["id"], r["video_id"], r["idx"], r["t_start"], r["t_end"]).unit] = text
+    return out
