@@ -161,6 +161,34 @@ def test_scales_nest_and_the_finest_is_the_clip_captions(at_once: tuple[Path, di
     assert stats["graph edges"] > stats["graph nodes"] // 2
 
 
+def test_the_finest_scale_takes_the_caption_vectors_the_caption_index_holds(tmp_path: Path) -> None:
+    """The clip captions are the 10-s scale's passages: their vectors come from the caption
+    index the caption stage built, not from embedding a week of captions a second time."""
+    from videomem.memory.events import EventMemory
+
+    models = offline_models()
+    embedded: list[str] = []
+
+    class Recording:
+        dim = models.text_embedder.dim
+
+        def embed(self, texts):
+            embedded.extend(texts)
+            return models.text_embedder.embed(texts)
+
+    seen = SimpleNamespace(text_embedder=Recording(), language=models.language, vision=models.vision, cfg=models.cfg)
+    with Store(tmp_path / "s", create=True) as store:
+        write_events(store, "h1", HOUR, PART_ONE)
+        EventMemory(store, seen).refresh()
+        assert set(PART_ONE) <= set(embedded)
+        embedded.clear()
+        assert not built(EpisodicMemory(store, seen), CFG).failures
+        assert embedded and not set(PART_ONE) & set(embedded)
+        graph = EpisodicMemory(store, models).graph(10.0)
+        fresh = np.asarray(models.text_embedder.embed(graph.passage_texts))
+        assert np.allclose(graph.passage_vectors, fresh, atol=1e-5)
+
+
 def test_coarse_windows_summarise_the_finer_scale_that_nests_in_them(tmp_path: Path) -> None:
     with Store(tmp_path / "s", create=True) as store:
         write_events(store, "v", 0.0, PART_ONE[:9])

@@ -47,6 +47,7 @@ from videomem.core import ProgressFactory, StageResult
 from videomem.errors import ModelError
 from videomem.evidence import Evidence
 from videomem.memory.build import BuildContext
+from videomem.memory.events import EventMemory
 from videomem.memory.speakers import said_between, speaker_entities, speech_triplets
 from videomem.memory.graph import Passage, PassageGraph, SavedGraph, TextVectors, fingerprint, saved_sizes
 from videomem.models.tasks import require
@@ -163,9 +164,17 @@ class EpisodicMemory:
                 break
             built[scale] = written
         vectors = TextVectors(self.models.text_embedder)  # scales share most entities and facts
+        self._take_caption_vectors(vectors)
         for scale in self.scales():
             self._graph(scale).ensure(vectors)
         return result
+
+    def _take_caption_vectors(self, vectors: TextVectors) -> None:
+        """The clip captions are the finest scale's passages, and the caption index holds their
+        vectors already: a week of captions is not embedded a second time."""
+        ids, stored = EventMemory(self.store, self.models).index.stored()
+        text_of = {r["id"]: r["text"].strip() for r in self.store.query("SELECT id, text FROM events")}
+        vectors.take([text_of[int(i)] for i in ids], stored)
 
     def _clip_items(self) -> list[_Item]:
         corpus = timeline_kind(self.store) == "egolife"

@@ -449,7 +449,11 @@ class TextVectors:
             (graph.facts, graph.fact_vectors),
             (graph.passage_texts, graph.passage_vectors),
         ):
-            self.known.update(zip(texts, vectors))
+            self.take(texts, vectors)
+
+    def take(self, texts: Sequence[str], vectors: np.ndarray) -> None:
+        """Vectors the same embedder already gave these texts elsewhere (another memory's index)."""
+        self.known.update(zip(texts, vectors))
 
     def __call__(self, texts: list[str]) -> np.ndarray:
         """(len(texts), dim) float32, embedding only texts not seen before (in one call)."""
