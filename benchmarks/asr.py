@@ -30,6 +30,10 @@ from pathlib import Path
 import imageio_ffmpeg
 import numpy as np
 
+from videomem.core import tune_process
+
+tune_process()  # an entry point like `videomem`: OpenMP threads sleep while they wait (set before torch loads)
+
 from videomem.config import PipelineConfig, load_models
 from videomem.models.asr import Span, speech_spans
 from videomem.models.registry import ModelSet

@@ -50,6 +50,10 @@ import numpy as np
 from PIL import Image
 from ppr import passages
 
+from videomem.core import tune_process
+
+tune_process()  # an entry point like `videomem`: OpenMP threads sleep while they wait (set before torch loads)
+
 from videomem.agent.react import Agent
 from videomem.config import default_path, load_agent, load_pipeline
 from videomem.memory.registry import MEMORIES

@@ -24,6 +24,10 @@ import tempfile
 import time
 from pathlib import Path
 
+from videomem.core import tune_process
+
+tune_process()  # an entry point like `videomem`: OpenMP threads sleep while they wait (set before torch loads)
+
 from videomem.config import load_pipeline
 from videomem.models.registry import ModelSet
 from videomem.pipeline.runner import ingest

@@ -24,6 +24,10 @@ import json, resource, sys, time
 sys.path.insert(0, sys.argv[2])
 import numpy as np
 from ppr import passages
+from videomem.core import tune_process
+
+tune_process()  # an entry point like `videomem`: OpenMP threads sleep while they wait (set before torch loads)
+
 import videomem.models.text_embed as text_embed
 from videomem.models.registry import ModelSet
 

@@ -39,6 +39,10 @@ import torch
 import yaml
 from PIL import Image
 
+from videomem.core import tune_process
+
+tune_process()  # an entry point like `videomem`: OpenMP threads sleep while they wait (set before torch loads)
+
 from videomem.config import RoleConfig, default_path
 from videomem.models.engines import VLRequest
 from videomem.models.usage import UsageMeter

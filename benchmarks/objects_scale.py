@@ -27,6 +27,10 @@ from pathlib import Path
 import numpy as np
 from corpus_scale import write_corpus
 
+from videomem.core import tune_process
+
+tune_process()  # an entry point like `videomem`: OpenMP threads sleep while they wait (set before torch loads)
+
 from videomem.config import default_path, load_pipeline
 from videomem.memory.events import imported_captions
 from videomem.memory.objects import ObjectMemory, write_records

@@ -32,6 +32,10 @@ from pathlib import Path
 import skvideo
 from PIL import Image
 
+from videomem.core import tune_process
+
+tune_process()  # an entry point like `videomem`: OpenMP threads sleep while they wait (set before torch loads)
+
 from videomem.config import load_pipeline
 from videomem.core import ClipView
 from videomem.models.registry import ModelSet

@@ -36,6 +36,10 @@ import igraph
 import numpy as np
 from scipy import sparse
 
+from videomem.core import tune_process
+
+tune_process()  # an entry point like `videomem`: OpenMP threads sleep while they wait (set before torch loads)
+
 from videomem.memory.graph import Passage, SavedGraph
 
 HOURS, SCALE = 44, 30

@@ -36,6 +36,10 @@ import cv2
 import imageio_ffmpeg
 from PIL import Image
 
+from videomem.core import tune_process
+
+tune_process()  # an entry point like `videomem`: OpenMP threads sleep while they wait (set before torch loads)
+
 from videomem.cli import DEFAULT_WORKERS
 from videomem.config import load_pipeline
 from videomem.core import VideoSource

@@ -21,6 +21,10 @@ from pathlib import Path
 
 import numpy as np
 
+from videomem.core import tune_process
+
+tune_process()  # an entry point like `videomem`: OpenMP threads sleep while they wait (set before torch loads)
+
 from videomem.store import Store
 from videomem.store.clips import speech_in
 

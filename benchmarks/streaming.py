@@ -31,6 +31,10 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from videomem.core import tune_process
+
+tune_process()  # an entry point like `videomem`: OpenMP threads sleep while they wait (set before torch loads)
+
 from videomem.config import load_pipeline
 from videomem.demo import sample_video
 from videomem.synth import MIN_MINUTES, synth

@@ -27,6 +27,10 @@ from pathlib import Path
 import numpy as np
 from ppr import passages
 
+from videomem.core import tune_process
+
+tune_process()  # an entry point like `videomem`: OpenMP threads sleep while they wait (set before torch loads)
+
 from videomem.config import load_pipeline
 from videomem.memory.timeline_memory import Request, TimelineMemory
 from videomem.models.registry import ModelSet

@@ -27,6 +27,10 @@ import numpy as np
 import skvideo
 from PIL import Image, ImageDraw, ImageFont
 
+from videomem.core import tune_process
+
+tune_process()  # an entry point like `videomem`: OpenMP threads sleep while they wait (set before torch loads)
+
 from videomem.config import load_pipeline
 from videomem.synth import MIN_MINUTES, synth
 from videomem.memory.visual import VisualMemory
