@@ -384,6 +384,33 @@ def test_memory_from_the_captions_alone_then_the_videos_add_frames(release, tmp_
     assert len(_rows(store_dir, "SELECT id FROM clips")) == 3
 
 
+def test_an_ingest_scans_each_import_folder_once(release, tmp_path, run_cli, monkeypatch) -> None:
+    from videomem.pipeline import imports
+
+    scanned: list[Path] = []
+
+    def counted(directory: str | Path) -> list:
+        scanned.append(Path(directory))
+        return hour_files(directory)
+
+    monkeypatch.setattr(imports, "hour_files", counted)
+    captions, transcripts = release / "DenseCaption" / "A1_JAKE", release / "Transcript" / "A1_JAKE"
+    built = run_cli("ingest", "--timeline", "egolife", "--pipeline", release / "pipeline.yaml", "--store", tmp_path / "s",
+                    "--stages", "sample", "--captions", captions, "--transcripts", transcripts)
+    assert built.code == 0, built.output
+    assert sorted(scanned) == sorted([captions, transcripts]), "checked before the store is made, and not again"
+
+
+def test_ingest_refuses_a_check_made_for_other_arguments(release, tmp_path) -> None:
+    from videomem.pipeline.runner import check_request
+
+    pipeline = load_pipeline(release / "pipeline.yaml")
+    checked = check_request(pipeline, ["sample"], release / "DenseCaption" / "A1_JAKE", None, "egolife")
+    with Store(tmp_path / "s", create=True) as store, pytest.raises(ValueError, match="checked for"):
+        ingest([], store, pipeline, ModelSet.from_file, stages=["sample", "caption"], timeline="egolife",
+               captions=release / "DenseCaption" / "A1_JAKE", checked=checked)
+
+
 def test_captions_alone_need_the_captions_folder(release, tmp_path, run_cli) -> None:
     only_speech = run_cli("ingest", "--timeline", "egolife", "--store", tmp_path / "s",
                           "--transcripts", release / "Transcript" / "A1_JAKE")

@@ -218,6 +218,26 @@ def test_until_inside_a_coarse_window_hides_it_and_a_finer_caption_answers(at_on
     assert "ROOM 418" in scoped[0].text
 
 
+def test_a_coarse_window_carries_the_finer_captions_inside_it_as_intervals(at_once: tuple[Path, dict]) -> None:
+    root, snap = at_once
+    with Store(root) as store:
+        found = EpisodicMemory(store, offline_models()).retrieve("Bob repairs the red bicycle in the garage", 10)
+    finer_of = {30.0: 10.0, 60.0: 30.0, 90.0: 30.0}  # the coarsest finer scale that nests (90 s is no multiple of 60)
+    coarse = [e for e in found if e.scale in finer_of]
+    assert coarse and any(e.scale == 10.0 for e in found)
+    for e in found:
+        if e.scale == 10.0:
+            assert e.intervals == (), "the finest scale is its own one interval"
+            continue
+        inside = [(r[5], r[6], r[7]) for r in snap["captions"]
+                  if r[0] == finer_of[e.scale] and e.t_start <= r[5] and r[6] <= e.t_end]
+        if len(inside) > 1:
+            assert [(s.t_start, s.t_end, s.text) for s in e.intervals] == inside
+        else:
+            assert e.intervals == (), "a window of one finer caption is its own one interval"
+    assert any(len(e.intervals) > 1 for e in coarse)
+
+
 def test_two_part_ingest_equals_one_part(tmp_path: Path, at_once: tuple[Path, dict]) -> None:
     with Store(tmp_path / "parts", create=True) as store:
         write_events(store, "h1", HOUR, PART_ONE)

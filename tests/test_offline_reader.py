@@ -59,6 +59,38 @@ def test_how_long_is_the_duration_of_the_typed_interval_not_of_the_item(language
     assert language.answer(question, options, [game]).answer == "Around 15 minutes"
 
 
+def _window(finer: list[tuple[float, str]], summary: str) -> Evidence:
+    """A 10-min episodic window carrying its 30-s finer captions as intervals."""
+    spans = tuple(Span(t, t + 30, text) for t, text in finer)
+    return replace(item(0, summary, 0.9, length=600), scale=600.0, intervals=spans)
+
+
+def test_a_window_counts_the_separate_finer_captions_that_name_the_event(language: OfflineLanguage) -> None:
+    chat = "Tasha and Jake chat in the living room."
+    finer = [(30.0 * k, chat) for k in range(20)]
+    for k in (2, 9, 10, 15):  # three separate stretches: 9 and 10 abut
+        finer[k] = (30.0 * k, "Tasha waters the orchid on the windowsill.")
+    window = _window(finer, "Tasha waters the orchid on the windowsill and chats with Jake in the living room.")
+    options = ["Once", "Twice", "3 times", "4 times"]
+    question = "On how many separate occasions did Tasha give water to the orchid?"
+    assert language.answer(question, options, [window]).answer == "3 times"
+    assert language.answer(question, options, [replace(window, intervals=())]).answer == "Once", (
+        "without its finer captions the window is one occasion"
+    )
+
+
+def test_a_window_measures_the_run_of_finer_captions_about_the_activity(language: OfflineLanguage) -> None:
+    finer = [(30.0 * k, "Alice vacuums the hallway carpet." if k < 14 else "Alice sits down to read.") for k in range(20)]
+    window = _window(finer, "Alice vacuums the hallway carpet, then sits down to read.")
+    options = ["About 2 minutes", "About 7 minutes", "About 10 minutes"]
+    question = "Roughly how much time did the carpet vacuuming in the hallway take?"
+    assert language.answer(question, options, [window]).answer == "About 7 minutes", "14 abutting 30-s windows merged"
+    unnamed = replace(window, intervals=tuple(replace(s, text="Someone is busy.") for s in window.intervals))
+    assert language.answer(question, options, [unnamed]).answer == "About 10 minutes", (
+        "no finer caption names it: the whole window is measured"
+    )
+
+
 # ---------------------------------------------------------------- who said it
 
 

@@ -23,6 +23,7 @@ from videomem.models.tasks.translation import TranslationOut
 from videomem.models.usage import Usage
 from videomem.core import ClipView
 from videomem.models.prompted import PromptedLanguage, PromptedVision, extract_json
+from videomem.models.templates import quoted_reply
 
 
 class ScriptedEngine:
@@ -210,6 +211,26 @@ def test_wrong_schema_is_reasked_with_the_error_appended() -> None:
     assert again.prompt.startswith(engine.batches[0][0].prompt), "the original prompt is kept"
     assert "caption: Field required" in again.prompt and '{"text": "A man waves."}' in again.prompt
     assert len(again.images) == 2 and again.json_schema == CaptionOut.model_json_schema()
+
+
+def test_special_token_markers_in_a_reply_are_not_quoted_back_in_the_repair() -> None:
+    markers = ["<|im_start|>", "<|video_pad|>", "<|image_pad|>", "<|eot_id|>", "<｜end▁of▁sentence｜>"]
+    bad = f'{markers[0]}assistant {markers[1] * 3}{markers[2]} "A man waves." {markers[3]}{markers[4]}'
+    engine = ScriptedEngine([bad, '{"caption": "A man waves."}'])
+    assert PromptedVision(engine, role()).caption_clips([clip()]) == ["A man waves."]
+    again = engine.batches[1][0].prompt
+    assert 'assistant  "A man waves."' in again, "the rest of the reply is quoted as it was"
+    assert not any(m in again for m in markers)
+
+    # An error that quotes the reply (an unknown tool's name) loses them too.
+    engine = ScriptedEngine([
+        '{"tool": "<|vision_start|>web.search", "arguments": {}}',
+        '{"tool": "video.retrieval", "arguments": {"query": "x"}}',
+    ])
+    assert PromptedLanguage(engine, role()).plan_step(AgentState("What?", None, TOOLS, [], 1, 5)).tool == "video.retrieval"
+    again = engine.batches[1][0].prompt
+    assert "unknown tool 'web.search'" in again and "<|" not in again
+    assert quoted_reply("a <b|c> d, x <| y |> z") == "a <b|c> d, x <| y |> z", "only marker-shaped text goes"
 
 
 def test_only_rejected_requests_are_reasked() -> None:

@@ -35,6 +35,7 @@ from videomem.models.recent import RecentTexts
 from videomem.core import VideoSource
 from videomem.pipeline.runner import discover_sources
 from videomem.server.app import create_app
+from videomem.server.jobs import IngestRequest
 from videomem.server.guards import LOOPBACK_HOSTS, MAX_BODY_BYTES, trusted_hosts
 from videomem.server.mcp_server import build_server
 from videomem.server.readers import MAX_QUESTION_CHARS, Readers
@@ -440,6 +441,16 @@ def test_bad_ingest_paths_are_failures_of_their_own_and_unknown_fields_are_refus
     shutil.copyfile(root / "bikes.mp4", tmp_path / "here.mp4")
     sources, _ = discover_sources(["here.mp4"])
     assert sources[0].path == tmp_path / "here.mp4"  # stored as an absolute path
+
+
+def test_ingest_workers_are_capped_at_the_machines_cores(served) -> None:
+    client, *_ = served
+    cores = os.cpu_count() or 1
+    reply = client.post("/ingest", json={"paths": ["/x.mp4"], "workers": cores + 1})
+    assert reply.status_code == 422
+    detail = reply.json()["detail"][0]
+    assert detail["loc"][-1] == "workers" and f"at most {cores} decode processes" in detail["msg"]
+    assert IngestRequest(paths=["/x.mp4"], workers=cores).workers == cores
 
 
 def test_a_missing_video_file_does_not_show_the_servers_path(tmp_path, served) -> None:

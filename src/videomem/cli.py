@@ -110,7 +110,7 @@ def ingest(
                             "from the captions alone")
     cfg = load_pipeline(pipeline)
     chosen = [s.strip() for s in stages.split(",") if s.strip()] if stages else None
-    check_request(cfg, chosen, captions, transcripts, timeline)  # a refused ingest leaves no empty store behind
+    checked = check_request(cfg, chosen, captions, transcripts, timeline)  # a refused ingest leaves no empty store behind
     sources, missing = discover_sources(paths or [], timeline)
     if paths and not sources:  # nothing to ingest: leave no empty store behind
         _print_failures(missing)
@@ -123,7 +123,7 @@ def ingest(
         report = run_ingest(
             paths or [], db, cfg, _models_factory(models), stages=chosen, timeline=timeline, workers=workers, force=force,
             captions=captions, transcripts=transcripts,
-            ray=cluster,
+            ray=cluster, checked=checked,
         )
     for result in report.results:
         restored = f", {result.repaired} file(s) restored" if result.repaired else ""

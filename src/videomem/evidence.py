@@ -61,9 +61,10 @@ class Evidence:
     """The transcript lines said within it, in time order: who spoke and whether the words were
     transcribed. A reader takes speaker and heard-only speech from here, not from the prose."""
     intervals: tuple[Span, ...] = ()
-    """The separate stretches of one activity it stands for, each with its duration (timeline
-    memory: consecutive windows merged). Empty: the item's own range is its one interval
-    (`spans`). A reader measures how long from here, not from the prose."""
+    """The stretches of time inside it, each with what was recorded then (timeline memory: the
+    run of consecutive windows of one activity; episodic memory: a coarse window's finer
+    captions). Empty: the item's own range is its one interval (`spans`). A reader counts and
+    measures how long from here, not from the prose."""
     counts: tuple[Count, ...] = ()
     """Counts a memory computed for the events it is about (timeline memory): a reader takes a
     count from here before counting the items it was given."""

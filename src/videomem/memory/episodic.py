@@ -29,6 +29,16 @@ whole batches. Each scale is a HippoRAG-2 graph (`memory/graph.py`), saved under
 and rebuilt only when its rows change. A query ranks each scale's visible captions by
 Personalized PageRank, the best `per_scale_k` of every scale go to a cross-scale re-rank
 (`CaptionRanking.rerank`), and the first `top_k` of its order are returned with their scale.
+
+**Intervals.** A window of a coarser scale carries, as `Evidence.intervals`, the captions of the
+next finer scale that nests in it, inside its range: which stretches of its footage recorded
+what. A reader that counts or measures reads the stretches whose caption names what it asks
+about (a 10-min window where the cup is picked up in three separate 30-s windows: three
+stretches; a 10-min window painting a fence throughout: one stretch of 10 min), which the
+window's one summary cannot tell. Choosing them is the reader's, by the question's words:
+picking them here by the query's retrieval scores would cut a long activity to the few finer
+windows that made a scale's `per_scale_k`. A window of the finest scale has no finer captions
+and is its own one interval.
 """
 
 from __future__ import annotations
@@ -45,7 +55,7 @@ import numpy as np
 from videomem.config import EpisodicSettings, PipelineConfig
 from videomem.core import ProgressFactory, StageResult
 from videomem.errors import ModelError
-from videomem.evidence import Evidence
+from videomem.evidence import Evidence, Span
 from videomem.memory.build import BuildContext
 from videomem.memory.events import EventMemory
 from videomem.memory.speakers import said_between, speaker_entities, speech_triplets
@@ -62,6 +72,8 @@ IMPORTED = "imported:"
 """`inputs_hash` prefix of a caption imported as it is (WorldMM's released scales, written by
 pipeline/imports.py): its scale is not built from finer captions; after the prefix, the digest
 of the text its entities and triplets were read from (empty until they are)."""
+_EPS = 1e-6
+"""Slack on stored window bounds (floats) when finding the finer windows inside one."""
 SETTINGS_KEY = "episodic_build"
 """`meta` row holding the build settings the graphs need at query time (synonym threshold)."""
 
@@ -394,10 +406,25 @@ class EpisodicMemory:
             Evidence(
                 r["t_start"], r["t_end"], r["text"], SOURCE, scores[i], r["video_id"], scale=r["scale"],
                 speech=speech_in(self.store, r["video_id"], r["t_start"], r["t_end"]),
+                intervals=self._nested(r, scales),
             )
             for i in order[:top_k]
             if (r := rows.get(i)) is not None
         ]
+
+    def _nested(self, row: sqlite3.Row, scales: Sequence[float]) -> tuple[Span, ...]:
+        """The captions of the coarsest finer scale that nests in the window's scale, inside its
+        range, in time order; none (its own range is its one interval) for the finest scale or
+        a window holding a single finer caption."""
+        finer = [s for s in scales if s < row["scale"] and nests(s, row["scale"])]
+        if not finer:
+            return ()
+        inner = self.store.query(
+            "SELECT t_start, t_end, text FROM episodic_captions "
+            "WHERE scale = ? AND scope = ? AND t_end BETWEEN ? AND ? AND t_start >= ? ORDER BY t_start, idx",
+            (finer[-1], row["scope"], row["t_start"], row["t_end"] + _EPS, row["t_start"] - _EPS),
+        )
+        return tuple(Span(r["t_start"], r["t_end"], r["text"]) for r in inner) if len(inner) > 1 else ()
 
     def _visible(self, graph: PassageGraph, scale: float, until: float | None, video_id: str | None) -> np.ndarray | None:
         """Which of the graph's captions the question may see (None: all of them)."""

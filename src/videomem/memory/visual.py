@@ -26,6 +26,10 @@ nothing and old and new vectors never mix; a search with another embedder than t
 is refused rather than compared across embedding spaces. A segment is embedded only once every
 clip it covers is sampled, so a partly sampled video never leaves one made of some of its frames.
 
+A segment found by a query is its own one interval (`Evidence.intervals` stays empty): only the
+pooled vector is stored, so which of its frames look like the query is not known, and its frames
+sample one short scene, not separate stretches a reader could count or measure.
+
 Query time: a segment is visible when it ends by `until`; a range returns frames of clips that
 end by `until` (the rule every memory follows).
 """

@@ -6,8 +6,10 @@ language engine.
 Every task renders `prompts/<task>.md`, sends the schema of its pydantic output model with the
 request (servers that support it constrain decoding to it), and validates the reply. Models
 still wrap JSON in fences or prose, or miss a field; cheap fixes are applied here, anything
-else is re-asked with the validation error appended, at most `cfg.json_repairs` times; a reply
-cut by the token budget is asked again once with a larger budget instead. After that a clip task
+else is re-asked with the reply and the validation error appended (without special-token markers
+such as `<|video_pad|>`, which a server would read as tokens: `templates.quoted_reply`), at most
+`cfg.json_repairs` times; a reply cut by the token budget is asked again once with a larger
+budget instead. After that a clip task
 hands back an `Unusable` for that clip (error and raw reply; the stage records the clip as failed
 and goes on with the others), and any other task fails with one `MalformedOutputError` line.
 
@@ -48,7 +50,7 @@ from videomem.models.tasks.summaries import SummaryOut
 from videomem.models.tasks.translation import TranslationOut
 from videomem.core import LETTERS, MAX_OPTIONS, ClipView
 from videomem.models.oneline import one_line
-from videomem.models.templates import render
+from videomem.models.templates import quoted_reply, render
 from videomem.timeline import format_clock
 
 LENGTH_GROWTH = 2
@@ -175,7 +177,9 @@ class _Prompted:
                     if repairs[i] > self.cfg.json_repairs:
                         results[i] = Unusable(f"{task}: {error}", generation.text)
                         continue
-                    prompt = render("repair", prompt=requests[i].prompt, reply=generation.text[:2000], error=error)
+                    prompt = render(  # the error may quote the reply too
+                        "repair", prompt=requests[i].prompt, reply=quoted_reply(generation.text), error=quoted_reply(error)
+                    )
                     current[i] = replace(current[i], prompt=prompt)
                     again.append(i)
             pending = again

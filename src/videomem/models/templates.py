@@ -8,10 +8,23 @@ quote JSON, whose braces would otherwise need escaping everywhere.
 from __future__ import annotations
 
 import json
+import re
 from functools import cache
 from importlib.resources import files
 from string import Template
 from typing import Any
+
+
+SPECIAL_TOKEN = re.compile(r"<[|\uff5c][^\s<>|\uff5c]{1,64}[|\uff5c]>")
+"""Text shaped like a chat template's special token: `<|im_start|>`, `<|video_pad|>`,
+`<|eot_id|>`, DeepSeek's full-width `<｜end▁of▁sentence｜>`. A server that tokenises a prompt
+reads it as the token itself (a turn boundary, an image placeholder with no image)."""
+
+
+def quoted_reply(text: str, limit: int = 2000) -> str:
+    """A model's reply, fit to be quoted back in a prompt: special-token markers removed (see
+    `SPECIAL_TOKEN`), then at most `limit` characters."""
+    return SPECIAL_TOKEN.sub("", text)[:limit]
 
 
 @cache

@@ -166,6 +166,7 @@ def ingest(
     transcripts: str | Path | None = None,
     ray: RayOptions | None = None,
     roots: Sequence[Path] | None = None,
+    checked: CheckedRequest | None = None,
 ) -> IngestReport:
     """Run the pipeline's stages (or `stages`) over `paths` into `store`.
 
@@ -175,9 +176,16 @@ def ingest(
     (pipeline/imports.py); with no `paths`, the memory is built from them alone (no frames). With `ray`, decoding, the vision pass and the visual embeddings run
     on a Ray cluster (pipeline/ray_runner.py); the store is written here all the same. Without
     `ray` and imports, `sample` and `caption` stream into each other (pipeline/streaming.py).
-    `roots` limits the files read to those folders (`discover_sources`).
+    `roots` limits the files read to those folders (`discover_sources`). `checked`: what
+    `check_request` returned for these same arguments, when the caller checked first (the import
+    folders are then not scanned again).
     """
-    chosen, imports = check_request(pipeline, stages, captions, transcripts, timeline)
+    request = _asked(pipeline, stages, captions, transcripts, timeline)
+    if checked is None:
+        checked = check_request(pipeline, stages, captions, transcripts, timeline)
+    elif checked.request != request:
+        raise ValueError(f"ingest: checked for {checked.request}, called with {request}")
+    chosen, imports = checked.stages, checked.imports
     grid = _caption_grid(imports, pipeline) if not paths else None
     if ray is not None:
         connect(ray)
@@ -220,15 +228,27 @@ def ingest(
     return report
 
 
+@dataclass(frozen=True)
+class CheckedRequest:
+    """An ingest request that passed `check_request`: its stages and its import steps (their
+    folders scanned once), for the arguments in `request`."""
+
+    stages: tuple[str, ...]
+    imports: list[Stage]
+    request: tuple
+    """(pipeline stages, stages asked, captions, transcripts, timeline) as checked."""
+
+
 def check_request(
     pipeline: PipelineConfig,
     stages: Sequence[str] | None,
     captions: str | Path | None,
     transcripts: str | Path | None,
     timeline: TimelineKind,
-) -> tuple[tuple[str, ...], list[Stage]]:
+) -> CheckedRequest:
     """The stages an ingest runs and its import steps, or the ConfigError that refuses it before
-    any work; a caller that creates the store calls this first, so a refusal leaves none behind."""
+    any work; a caller that creates the store calls this first, so a refusal leaves none behind,
+    and hands the result to `ingest(checked=...)`."""
     try:
         chosen = check_stages(stages) if stages else pipeline.stages
     except ValueError as exc:
@@ -237,7 +257,20 @@ def check_request(
     unbuilt = [s for s in chosen if s not in order]
     if unbuilt:
         raise ConfigError(f"stage {unbuilt[0]!r}: the memory {unbuilt[0]!r} has no build")
-    return chosen, _import_stages(captions, transcripts, timeline)
+    return CheckedRequest(
+        chosen, _import_stages(captions, transcripts, timeline), _asked(pipeline, stages, captions, transcripts, timeline)
+    )
+
+
+def _asked(
+    pipeline: PipelineConfig,
+    stages: Sequence[str] | None,
+    captions: str | Path | None,
+    transcripts: str | Path | None,
+    timeline: TimelineKind,
+) -> tuple:
+    """The arguments a check holds for (`CheckedRequest.request`)."""
+    return pipeline.stages, tuple(stages) if stages else None, captions, transcripts, timeline
 
 
 def _import_stages(captions: str | Path | None, transcripts: str | Path | None, timeline: TimelineKind) -> list[Stage]:

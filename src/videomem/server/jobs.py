@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import itertools
 import logging
+import os
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -64,13 +65,24 @@ class IngestRequest(BaseModel):
     )
     stages: list[str] | None = Field(None, description=f"a subset of {', '.join(stage_names())}; default: the pipeline's")
     timeline: Literal["single", "egolife"] = "single"
-    workers: int = Field(1, ge=1, le=64, description="decode processes (forked; 1 decodes in the job's thread)")
+    workers: int = Field(
+        1, ge=1, description="decode processes (forked; 1 decodes in the job's thread), at most the server's CPU cores"
+    )
     force: bool = Field(False, description="redo stages already done")
 
     @field_validator("stages")
     @classmethod
     def _known_stages(cls, stages: list[str] | None) -> list[str] | None:
         return list(check_stages(stages)) if stages else stages
+
+    @field_validator("workers")
+    @classmethod
+    def _at_most_the_cores(cls, workers: int) -> int:
+        """More decode processes than cores only slow the server's other work down."""
+        cores = os.cpu_count() or 1
+        if workers > cores:
+            raise ValueError(f"at most {cores} decode processes: the server's machine has {cores} CPU cores")
+        return workers
 
 
 State = Literal["running", "done", "failed"]

@@ -38,8 +38,10 @@ reads typed evidence fields, never a memory's prose:
   parse) with numeric options ("Once", "3 times"): a count a memory computed
   (`Evidence.counts`, timeline memory) for an event named by all of the question's content
   words, else the moments fully about the question are counted — evidence intervals
-  (`Evidence.spans`), and the typed moments an item carries (`Evidence.moments`: object memory's
-  sightings) — merging moments that touch in time (one event spans several clips); the
+  (`Evidence.spans`; of an item's intervals, those whose text holds all the content words when
+  any does: an episodic window's finer captions that name the event), and the typed moments an
+  item carries (`Evidence.moments`: object memory's sightings) — merging moments that touch in
+  time (one event spans several clips); the
   option naming that count scores 1 and the others 0 (a stray "6" in the evidence says nothing
   about a count).
 * Options that are all time ranges in any form `timeline.parse_range` reads ("12:30-13:00",
@@ -53,7 +55,8 @@ reads typed evidence fields, never a memory's prose:
   a relative-time question (intent `when`, or "… ago" in every option) is measured from the
   cited moment (an evidence item's midpoint) to the query time, which the agent passes as
   `now` (without it, no rule); any other asks how long something lasted, the duration of an
-  evidence item's intervals (`Evidence.spans`). Only the items most about the question are measured (the largest share of its
+  evidence item's intervals (`Evidence.spans`, chosen and merged as for a count: a 10-min window
+  whose finer captions name the activity only in its last 3 minutes measures 3 minutes). Only the items most about the question are measured (the largest share of its
   content words); each option scores exp(-|ln(measured / its amount)|) times the item's weight,
   best item first: arithmetic on the evidence's times, not words.
 
@@ -87,7 +90,7 @@ import numpy as np
 
 from videomem.choice import strip_label
 from videomem.errors import TimeFormatError
-from videomem.evidence import Evidence
+from videomem.evidence import Evidence, Span
 from videomem.models.engines import TextEmbedder
 from videomem.models.offline.colours import PALETTE
 from videomem.models.offline.intent import SPEECH_CUES, asks_about_speech, question_intent, time_position
@@ -98,6 +101,8 @@ COLOUR_WORDS = frozenset({"colour", "color"})
 """Question lemmas that ask for a colour."""
 SEMANTIC_WEIGHT = 0.5
 OFF_CUE = 0.3
+TOUCH = 1.0
+"""Seconds between two moments or intervals within which they are one (clips abut, give or take)."""
 """Weight factor for evidence that does not match a time cue of the question."""
 BEST_SENTENCE_CHUNK = 16
 """Sentences embedded per call while looking for the best one (a free-form answer)."""
@@ -291,7 +296,7 @@ class OptionScorer:
             lexical = np.array([self._overlap(r, evidence, read.weight * read.cover) for r in ranges])
         elif all(amounts) and (now is not None or not relative):
             most = read.cover >= read.cover.max() - 1e-9 if len(read.cover) else read.cover.astype(bool)
-            lexical = self._elapsed(amounts, evidence, read.weight * most, now if relative else None)  # type: ignore[arg-type]
+            lexical = self._elapsed(amounts, evidence, read.weight * most, now if relative else None, read.asked)  # type: ignore[arg-type]
         elif intent == "count" and all(_option_number(o) is not None for o in options):
             count = self._counted(read, evidence) or self._moments(read.asked, evidence, read.cover)
             if count:
@@ -393,12 +398,13 @@ class OptionScorer:
         hold all of the question's content words (`Evidence.spans`), and the typed moments an
         item carries (an object's sightings, `Evidence.moments`) whose record holds them all.
         Moments that touch in time are one (an event spans several clips)."""
-        spans = [(e.video_id, s.t_start, s.t_end) for e, c in zip(evidence, item_cover) if c >= 1.0 for s in e.spans()]
+        spans = [(e.video_id, s.t_start, s.t_end) for e, c in zip(evidence, item_cover) if c >= 1.0
+                 for s in _about(e, asked)]
         for e in evidence:
             spans += [(e.video_id, start, end) for start, end, text in e.moments if asked and asked <= forms(text)]
         count, last = 0, None
         for video, start, end in sorted(spans):
-            if last is None or video != last[0] or start > last[1] + 1.0:
+            if last is None or video != last[0] or start > last[1] + TOUCH:
                 count += 1
                 last = (video, end)
             else:
@@ -406,13 +412,15 @@ class OptionScorer:
         return count
 
     @staticmethod
-    def _elapsed(amounts: Sequence[float], evidence: Sequence[Evidence], weight: np.ndarray, now: float | None) -> np.ndarray:
+    def _elapsed(
+        amounts: Sequence[float], evidence: Sequence[Evidence], weight: np.ndarray, now: float | None, asked: set[str]
+    ) -> np.ndarray:
         """Per option: how close its amount of time is to the one measured on the best-weighted
-        evidence's intervals (`Evidence.spans`: time since an interval's midpoint up to `now`;
-        its duration when `now` is None)."""
+        evidence's intervals about the question (`_about`: time since an interval's midpoint up
+        to `now`; its duration when `now` is None)."""
         out = np.zeros(len(amounts))
         for e, w in zip(evidence, weight):
-            for span in e.spans() if w > 0 else ():
+            for span in _about(e, asked) if w > 0 else ():
                 measured = now - (span.t_start + span.t_end) / 2 if now is not None else span.duration
                 if measured > 0:
                     out = np.maximum(out, [w * float(np.exp(-abs(np.log(measured / a)))) for a in amounts])
@@ -458,6 +466,22 @@ class OptionScorer:
                 if score > best_score or (score == best_score and i < best):
                     best, best_score = int(i), float(score)
         return read.sentences[best].text
+
+
+def _about(item: Evidence, asked: set[str]) -> list[Span]:
+    """An item's intervals (`Evidence.spans`) that hold all of the question's content words
+    (an episodic window's finer captions that name the event), or all of them when none does;
+    those that touch in time merged into one (an activity across consecutive windows)."""
+    spans = item.spans()
+    held = [s for s in spans if asked and asked <= forms(s.text)] or list(spans)
+    merged: list[Span] = []
+    for span in sorted(held, key=lambda s: (s.t_start, s.t_end)):
+        if merged and span.t_start <= merged[-1].t_end + TOUCH:
+            last = merged[-1]
+            merged[-1] = Span(last.t_start, max(last.t_end, span.t_end), last.text)
+        else:
+            merged.append(span)
+    return merged
 
 
 def not_transcribed(unheard: Sequence[Evidence]) -> str:
