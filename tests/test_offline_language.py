@@ -16,6 +16,7 @@ from videomem.models.tasks.agent import AgentState, StepRecord, ToolCall
 from videomem.models.tasks.episodic import Triplet
 from videomem.models.tasks.objects import ObjectRecord
 from videomem.models.tasks.semantic import EpisodicFact, KnownTriplet, NewTriplet
+from videomem.models.offline.gloss import has_han
 from videomem.models.offline.language import OfflineLanguage
 from videomem.models.offline.nlp import ScriptParts, script_parts, split_sentences
 from videomem.models.offline.scoring import OptionScorer
@@ -478,12 +479,20 @@ def test_script_parts_leave_latin_text_whole_and_find_names_by_their_clause() ->
     assert parts.names == (("PPT", "打开PPT"), ("Shure", "Shure说：好的"))  # 'iPad': not capitalised, not a name
 
 
-def test_offline_translation_keeps_the_text_and_says_so_once(models: ModelSet, caplog) -> None:
+def test_offline_translation_glosses_chinese_into_english_and_keeps_the_rest(models: ModelSet, caplog) -> None:
     language = OfflineLanguage(models.cfg.llm, models.meter, models.text_embedder)
-    assert language.translate(["你好", "Hello"], "English") == ["你好", "Hello"]
-    assert language.translate(["再见"], "English") == ["再见"]
+    # A cue of A1_JAKE's DAY2 dense captions as released.
+    (glossed, kept) = language.translate(["看到Katrina进入了客厅，Alice在从冰箱里面拿东西", "Hello"], "English")
+    assert kept == "Hello"
+    assert not has_han(glossed)
+    assert glossed.startswith("see Katrina enter ")
+    assert {"refrigerator", "Alice", "room,"} <= set(glossed.split())
+    assert "touch" not in language.translate(["我看着左边"], "en")[0]  # the particle 着 is grammar, not a word
+    assert not caplog.records
+    assert language.translate(["再见", "Bonjour"], "German") == ["再见", "Bonjour"]
+    assert language.translate(["你好"], "German") == ["你好"]
     assert [r.getMessage() for r in caplog.records] == [
-        "the offline backend has no translator: imported captions are kept as written, not in English"
+        "the offline backend translates only Chinese into English: imported captions are kept as written, not in German"
     ]
 
 

@@ -13,7 +13,8 @@
 * plan_step, decide_retrieval — rules (see `planner.py`); answer, respond — option scoring
   (see `scoring.py`).
 * extract_objects_from_text — the people and things a caption mentions (see `mentions.py`).
-* translate — no translator ships offline: texts are kept as written, and a warning says so.
+* translate — Chinese into English word by word, by a segmenter and a dictionary (`gloss.py`);
+  other languages are kept as written, and a warning says so.
 
 Token counts in the usage meter are whitespace words (prompt = words read, completion = words
 written), so reports can compare the offline backend with others in the same unit.
@@ -43,6 +44,7 @@ from videomem.models.usage import Usage, UsageMeter
 from videomem.models.offline import require_no_options
 from videomem.models.offline import triplets as triplet_rules
 from videomem.models.offline.colours import PALETTE
+from videomem.models.offline.gloss import gloss, has_han
 from videomem.models.offline.mentions import records_from_captions
 from videomem.models.offline.planner import choose_memory, plan
 from videomem.models.offline.rerank import rerank as rerank_rule
@@ -52,6 +54,8 @@ from videomem.models.offline.stance import contradicts, triplet_key
 
 ROLE = "llm"
 log = logging.getLogger(__name__)
+ENGLISH = frozenset({"english", "en"})
+"""Target languages the offline translation writes (`gloss.py`: Chinese into English)."""
 MMR_LAMBDA = 0.7
 SAME_ENTITY_SIMILARITY = 0.8
 """MiniLM cosine of two records' key fields above which unnamed entities are merged."""
@@ -225,10 +229,20 @@ class OfflineLanguage:
     # ------------------------------------------------------------ imported captions
 
     def translate(self, texts: Sequence[str], language: str) -> list[str]:
-        if texts and not self._said_no_translator:
-            log.warning("the offline backend has no translator: imported captions are kept as written, not in %s", language)
+        """Chinese into English word by word (`gloss.py`); text in another language, or into
+        another language, is kept as written (said once)."""
+        start = time.perf_counter()
+        if language.strip().casefold() in ENGLISH:
+            out = [gloss(t) for t in texts]
+        else:
+            out = list(texts)
+        left = [t for t, o in zip(texts, out) if o == t and has_han(t)]
+        if left and not self._said_no_translator:
+            log.warning("the offline backend translates only Chinese into English: imported captions are kept as "
+                        "written, not in %s", language)
             self._said_no_translator = True
-        return list(texts)
+        self._meter(texts, out, start, len(texts))
+        return out
 
     def extract_objects_from_text(self, captions: Sequence[str]) -> list[list[ObjectRecord]]:
         start = time.perf_counter()

