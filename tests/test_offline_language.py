@@ -171,6 +171,16 @@ def test_summary_is_extractive_ordered_and_shorter(language: OfflineLanguage) ->
     assert untouched == "One person is in view. The scene is still."
 
 
+def test_a_summary_compares_what_sentences_say_not_when(models: ModelSet) -> None:
+    counting = CountingEmbedder(models.text_embedder)
+    language = OfflineLanguage(models.cfg.llm, models.meter, counting)
+    lines = [f"At DAY2 10:{m:02d}:00: Alice says: Pass me the screwdriver." for m in range(6)]
+    lines += ["At DAY2 11:00:00: Alice opens the red toolbox.", "At DAY2 11:05:30: Alice closes the red toolbox."]
+    (summary,) = language.summarise([lines])
+    assert counting.texts == 3  # the six sightings of one sentence are one text to embed
+    assert summary.startswith("At DAY2 10:") and "At DAY2 11:00:00: Alice opens the red toolbox." in summary
+
+
 def test_sentences_never_split_inside_quotes() -> None:
     assert split_sentences("On-screen text reads 'EXIT. NO ENTRY'. It's late. Someone says: 'Hi. Bye.'.") == [
         "On-screen text reads 'EXIT. NO ENTRY'.",

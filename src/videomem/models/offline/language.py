@@ -54,6 +54,10 @@ from videomem.models.offline.stance import contradicts, triplet_key
 
 ROLE = "llm"
 log = logging.getLogger(__name__)
+TIME_STAMP = re.compile(r"^At [^:]*\d(?::\d\d)*: ")
+"""A sentence's leading time ('At DAY2 10:48:30: '), left out of what the summary compares: the
+same words at two times say the same thing, and an object memory hands each sighting over with
+its time (the words then embedded once for all the sightings that share them)."""
 ENGLISH = frozenset({"english", "en"})
 """Target languages the offline translation writes (`gloss.py`: Chinese into English)."""
 MMR_LAMBDA = 0.7
@@ -95,15 +99,21 @@ class OfflineLanguage:
     # ------------------------------------------------------------ summaries
 
     def summarise(self, groups: Sequence[Sequence[str]]) -> list[str]:
+        """Per group, the central and mutually different sentences, in order (`_mmr`). Sentences
+        that say the same at different times (`TIME_STAMP`) are one candidate, kept at its first time."""
         start = time.perf_counter()
         sentence_groups = [list(dict.fromkeys(s for text in group for s in split_sentences(text))) for group in groups]
-        flat = [s for g in sentence_groups for s in g]
-        vectors = self.embedder.embed(flat) if flat else np.zeros((0, 1), np.float32)
-        out, offset = [], 0
-        for sentences in sentence_groups:
-            chosen = _mmr(vectors[offset : offset + len(sentences)])
-            offset += len(sentences)
-            out.append(" ".join(sentences[i] for i in chosen))
+        said_groups = [list(dict.fromkeys(TIME_STAMP.sub("", s, count=1) for s in g)) for g in sentence_groups]
+        distinct = list(dict.fromkeys(t for g in said_groups for t in g))
+        row = {text: i for i, text in enumerate(distinct)}
+        vectors = self.embedder.embed(distinct) if distinct else np.zeros((0, 1), np.float32)
+        out = []
+        for sentences, said in zip(sentence_groups, said_groups):
+            first = {}
+            for sentence in sentences:
+                first.setdefault(TIME_STAMP.sub("", sentence, count=1), sentence)
+            chosen = _mmr(vectors[[row[t] for t in said]]) if said else []
+            out.append(" ".join(first[said[i]] for i in chosen))
         self._meter([t for g in groups for t in g], out, start, len(groups))
         return out
 
