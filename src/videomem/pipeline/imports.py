@@ -12,7 +12,8 @@ not from a vision pass). For each sampled clip:
   frames. A clip no cue overlaps keeps no imported caption, and the caption stage captions it.
   When the pipeline sets `imported_caption_language`, cues are translated into it by the text
   model first (prompt `translate.md`); the offline backend glosses Chinese into English word by
-  word (`models/offline/gloss.py`) and keeps anything else as written, with a warning. An imported caption replaces one the caption stage wrote before.
+  word (`models/offline/gloss.py`) and keeps anything else as written, with a warning. An
+  imported caption replaces one the caption stage wrote before.
   The clip's speech follows the caption cues in the same event (`Shure: Mark a timestamp,
   right?`, as `transcript_of` writes it), so the words said and who said them are found and
   shown with the event, and the object and episodic memories read them from its text. Steps run

@@ -62,14 +62,20 @@ def gloss(text: str) -> str:
 
 
 def _tagged(text: str) -> Iterator[tuple[str, str]]:
+    for pair in _tagger().cut(text):
+        yield pair.word, pair.flag
+
+
+@lru_cache(maxsize=1)
+def _tagger():  # noqa: ANN202 - jieba.posseg
+    """jieba's part-of-speech segmenter, imported once, its dictionary-load messages silenced."""
     try:
         import jieba
         import jieba.posseg
     except ImportError:
         raise ModelError("the offline translation needs jieba: pip install 'videomem[offline]'") from None
-    jieba.setLogLevel(60)  # its dictionary load prints to stderr otherwise
-    for pair in jieba.posseg.cut(text):
-        yield pair.word, pair.flag
+    jieba.setLogLevel(60)
+    return jieba.posseg
 
 
 def _english(word: str) -> list[str]:

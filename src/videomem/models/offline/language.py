@@ -102,16 +102,18 @@ class OfflineLanguage:
         """Per group, the central and mutually different sentences, in order (`_mmr`). Sentences
         that say the same at different times (`TIME_STAMP`) are one candidate, kept at its first time."""
         start = time.perf_counter()
-        sentence_groups = [list(dict.fromkeys(s for text in group for s in split_sentences(text))) for group in groups]
-        said_groups = [list(dict.fromkeys(TIME_STAMP.sub("", s, count=1) for s in g)) for g in sentence_groups]
-        distinct = list(dict.fromkeys(t for g in said_groups for t in g))
+        firsts = []  # per group: what a sentence says → the sentence that first said it
+        for group in groups:
+            first: dict[str, str] = {}
+            for sentence in (s for text in group for s in split_sentences(text)):
+                first.setdefault(TIME_STAMP.sub("", sentence, count=1), sentence)
+            firsts.append(first)
+        distinct = list(dict.fromkeys(said for first in firsts for said in first))
         row = {text: i for i, text in enumerate(distinct)}
         vectors = self.embedder.embed(distinct) if distinct else np.zeros((0, 1), np.float32)
         out = []
-        for sentences, said in zip(sentence_groups, said_groups):
-            first = {}
-            for sentence in sentences:
-                first.setdefault(TIME_STAMP.sub("", sentence, count=1), sentence)
+        for first in firsts:
+            said = list(first)
             chosen = _mmr(vectors[[row[t] for t in said]]) if said else []
             out.append(" ".join(first[said[i]] for i in chosen))
         self._meter([t for g in groups for t in g], out, start, len(groups))

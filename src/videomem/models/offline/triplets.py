@@ -13,8 +13,8 @@ its own as well, so on-screen sentences and speech yield triplets too.
 Entities (the step before triplets in WorldMM) are the noun chunks, written like triplet
 arguments, the named entities spaCy finds, and quoted text. Of text in another script only the
 Latin-script sentences are parsed, and the Latin names standing alone in it are entities
-(`nlp.script_parts`): the English parser reads a Chinese clause as one long noun. Triplets are conditioned on them:
-one is kept only if its subject or its object is one of the text's entities.
+(`nlp.script_parts`): the English parser reads a Chinese clause as one long noun. Triplets are
+conditioned on the entities: one is kept only if its subject or its object is one of them.
 """
 
 from __future__ import annotations
