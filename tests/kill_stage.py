@@ -33,7 +33,7 @@ from videomem.store import Store
 from videomem.store import vectors
 from videomem.video.transcripts import Segment
 
-PIPELINE = PipelineConfig(clip_seconds=2.0, caption_batch_size=3, object_batch_size=4, transcribe_chunk_seconds=8)
+PIPELINE = PipelineConfig(clip_seconds=2.0, caption_batch_size=3, object_batch_size=4, object_summary_records=8, transcribe_chunk_seconds=8)
 
 
 class HashEmbedder:

@@ -79,10 +79,10 @@ def test_sigkill_while_consolidating_objects_then_resume(sampled, tmp_path: Path
     clean = run_stages(_copy(store, tmp_path / "clean"), videos, ["objects"])
     killed = _copy(store, tmp_path / "killed")
     _kill(killed, videos, "objects", "UPDATE object_observations SET object_id:3")
-    with Store(killed) as db:  # every clip's records were kept; the 3rd batch was not linked
+    with Store(killed) as db:  # every clip's records were kept; the 3rd group of 8 was not linked
         assert db.query("SELECT COUNT(*) FROM object_observations")[0][0] == 48
         pending = db.query("SELECT COUNT(*) FROM object_observations WHERE object_id IS NULL")[0][0]
-        assert pending == 48 - 2 * 4
+        assert pending == 48 - 2 * 8
     run_stages(killed, videos, ["objects"])
     after = contents(killed)
     assert after == contents(clean)

@@ -271,7 +271,7 @@ class FailingLanguage:
 
 def test_consolidation_resumes_to_the_same_result(tmp_path: Path) -> None:
     script = _people_script()
-    small_batches = PipelineConfig(object_batch_size=2)
+    small_batches = PipelineConfig(object_batch_size=2, object_summary_records=2)  # a transaction per batch
     clean = hand_store(tmp_path / "clean", [None] * 5)
     build_objects(clean, _with(vision=ScriptedVision(script)), small_batches, ["v"])
 
@@ -286,9 +286,39 @@ def test_consolidation_resumes_to_the_same_result(tmp_path: Path) -> None:
     assert _objects(killed) == _objects(clean)
 
 
+class _CountingSummaries:
+    def __init__(self, real) -> None:
+        self.real, self.calls = real, 0
+
+    def same_entity(self, pairs):
+        return self.real.same_entity(pairs)
+
+    def summarise(self, groups):
+        self.calls += 1
+        return self.real.summarise(groups)
+
+
+@pytest.mark.parametrize("group", [2, 4, 512])
+def test_objects_link_alike_whatever_records_are_summarised_together(tmp_path: Path, group: int) -> None:
+    """Summaries fold every `object_summary_records` records, in batches of `object_batch_size`:
+    the links and sightings do not depend on the group, only how often the summariser is called."""
+    reference = hand_store(tmp_path / "reference", [None] * 5)
+    build_objects(reference, _with(vision=ScriptedVision(_people_script())),
+                  PipelineConfig(object_batch_size=2, object_summary_records=2), ["v"])
+    store = hand_store(tmp_path / "store", [None] * 5)
+    language = _CountingSummaries(offline_models().language)
+    cfg = PipelineConfig(object_batch_size=2, object_summary_records=group)
+    build_objects(store, _with(vision=ScriptedVision(_people_script()), language=language), cfg, ["v"])
+    assert _objects(store) == _objects(reference)
+    woman = store.query("SELECT summary FROM objects WHERE name = 'woman in a red coat'")[0][0]
+    assert "opens the door" in woman and "leaves through the door" in woman
+    # 5 records in time order (woman, woman, man, man, woman): a call per group with an object seen twice
+    assert language.calls == {2: 3, 4: 2, 512: 1}[group]
+
+
 class _Reading:
-    """Language double over the offline one that records, per consolidation batch (one summarise
-    call each here), the characters the summariser reads and the characters embedded since the
+    """Language double over the offline one that records, per group of linked records (one
+    summarise call each here), the characters the summariser reads and the characters embedded since the
     batch before."""
 
     def __init__(self, real, embedder: CountingEmbedder) -> None:
@@ -323,9 +353,9 @@ def test_consolidation_work_per_batch_does_not_grow_with_the_history(tmp_path: P
     embedder = RecentTexts(counted)  # as ModelSet.text_embedder wraps every backend
     language = _Reading(OfflineLanguage(models.language.cfg, models.meter, embedder), counted)
     memory = ObjectMemory(store, _Swapped(language=language, text_embedder=embedder))
-    assert memory.consolidate(PIPELINE) == 32
+    assert memory.consolidate(PIPELINE.model_copy(update={"object_summary_records": 4})) == 32
     assert store.query("SELECT COUNT(*) FROM objects")[0][0] == 1
-    assert len(language.read) == 8  # one summarise call per batch of 4
+    assert len(language.read) == 8  # one summarise call per group of 4 records
     early, late = language.read[:4], language.read[4:]
     assert max(late) <= max(early), language.read
     assert max(language.embedded[4:]) <= max(language.embedded[:4]), language.embedded

@@ -80,6 +80,11 @@ class PipelineConfig(_Strict):
     visual_segment_seconds: float = Field(10.0, gt=0)
     caption_batch_size: int = Field(8, ge=1)
     object_batch_size: int = Field(32, ge=1, description="records per consolidation batch")
+    object_summary_records: int = Field(
+        512, ge=1,
+        description="records linked before the changed objects' summaries are folded and all is written at once "
+        "(a killed run redoes at most these)",
+    )
     object_merge_threshold: float = Field(
         0.75, gt=0, le=1, description="cosine similarity above which the model is asked to merge"
     )
