@@ -7,7 +7,10 @@ are its object records:
   phrase headed by a word for a person ("the tall woman" → "tall woman");
 * an **object** per other noun phrase headed by a common noun ("the small screwdriver" →
   "small screwdriver"), determiners and pronouns left out;
-* appearance = the phrase's adjectives; value = the sentence that mentions it, as written.
+* appearance = the phrase's adjectives; value = the sentence that mentions it, as written, or
+  of a sentence longer than `LONG_SENTENCE` words the clause (between commas, semicolons or
+  colons) that mentions it: a word-by-word translation strings a 30-s caption's clauses into
+  one sentence, which every mention in it would otherwise repeat as its value.
 
 Each entity is listed once per caption (its first mention), at most `MAX_RECORDS`. Of a caption
 written in another script (EgoLifeCap's Chinese), the English model reads only its Latin-script
@@ -30,6 +33,9 @@ PERSON_WORDS = frozenset({
     "kid", "kids", "guy", "friend", "friends", "someone", "somebody", "everyone", "lady", "gentleman",
 })
 _SKIP_DETERMINERS = {"det", "poss", "predet"}
+LONG_SENTENCE = 30
+"""Words in a sentence beyond which a mention's value is its clause only."""
+_CLAUSE_MARKS = frozenset(",;:")
 
 
 def records_from_captions(captions: Sequence[str]) -> list[list[ObjectRecord]]:
@@ -46,7 +52,7 @@ def _records(doc, parts: ScriptParts) -> list[ObjectRecord]:  # noqa: ANN001 - s
             found[name.casefold()] = ObjectRecord(name=name, kind=kind, value=clause)
     people = [e for e in doc.ents if e.label_ == "PERSON" and 1 <= len(e) <= 3 and all(t.is_alpha for t in e)]
     taken = {t.i for e in people for t in e}
-    mentions = [(e.start, e.text, "person", [], e.sent.text) for e in people]
+    mentions = [(e.start, e.text, "person", [], _value(e)) for e in people]
     for chunk in doc.noun_chunks:
         root = chunk.root
         if root.pos_ not in ("NOUN", "PROPN") or root.i in taken or root.ent_type_ == "PERSON":
@@ -57,9 +63,23 @@ def _records(doc, parts: ScriptParts) -> list[ObjectRecord]:  # noqa: ANN001 - s
             continue
         kind = "person" if root.lemma_.lower() in PERSON_WORDS else "object"
         appearance = [t.text for t in words if t.dep_ == "amod"]
-        mentions.append((chunk.start, name, kind, appearance, chunk.sent.text))
+        mentions.append((chunk.start, name, kind, appearance, _value(chunk)))
     for _, name, kind, appearance, sentence in sorted(mentions, key=lambda m: m[0]):
         key = name.casefold()
         if key not in found and len(found) < MAX_RECORDS:
             found[key] = ObjectRecord(name=name, kind=kind, appearance=appearance, value=sentence.strip())
     return list(found.values())
+
+
+def _value(span) -> str:  # noqa: ANN001 - spacy Span
+    """The sentence that holds `span`, or its clause when the sentence is long."""
+    sentence = span.sent
+    if len(sentence) <= LONG_SENTENCE:
+        return sentence.text
+    start, end = span.start, span.end
+    while start > sentence.start and span.doc[start - 1].text not in _CLAUSE_MARKS:
+        start -= 1
+    while end < sentence.end and span.doc[end].text not in _CLAUSE_MARKS:
+        end += 1
+    return span.doc[start:end].text
+
