@@ -2,10 +2,9 @@
 
 `videomem ingest --captions DenseCaption/<person> --transcripts Transcript/<person>` with no
 video files, offline models, the egolife pipeline (every stage it lists; those that need the
-footage skip), into a fresh store, in this process, one `ingest` per stage so that each stage's
-time prints as it ends (each run reads the release files again to place the clips: about 3 s).
-Prints each step's wall time and result, the wall time and peak resident memory (this process)
-so far after each stage, then the totals and the commit measured.
+footage skip), into a fresh store, in this process: one `ingest`, as the command runs it (one
+set of models for every stage). Prints each step's wall time and result when the ingest ends,
+then the wall time, the peak resident memory of this process and the commit measured.
 
     python benchmarks/egolife_captions.py [--data ../shared/data/egolife] [--person A1_JAKE] [--days 1,2] [--keep DIR]
 
@@ -62,18 +61,16 @@ def main() -> None:
         if args.keep is not None and args.keep.exists():
             parser.error(f"--keep {args.keep}: exists already; name a new folder")
         with Store(args.keep or Path(tmp) / "store", create=True) as store:
-            for stage in pipeline.stages:  # one run per stage, so each stage's figure prints as it ends
-                report = ingest(
-                    [], store, pipeline, lambda: ModelSet.from_file(None), stages=[stage],
-                    timeline="egolife", show_progress=False, captions=captions, transcripts=transcripts,
-                )
-                for result in report.results:
-                    note = f" ({result.note})" if result.note else ""
-                    print(f"{result.stage}: {result.seconds:.1f} s, {result.done} done, {len(result.failures)} failed{note}",
-                          flush=True)
-                for what, why in report.all_failures():
-                    print(f"failed: {what}: {why}", flush=True)
-                print(f"  after {stage}: wall {time.perf_counter() - started:.0f} s, peak RSS {_peak():.0f} MiB", flush=True)
+            report = ingest(
+                [], store, pipeline, lambda: ModelSet.from_file(None), show_progress=False, timeline="egolife",
+                captions=captions, transcripts=transcripts,
+            )
+            for result in report.results:
+                note = f" ({result.note})" if result.note else ""
+                print(f"{result.stage}: {result.seconds:.1f} s, {result.done} done, {len(result.failures)} failed{note}",
+                      flush=True)
+            for what, why in report.all_failures():
+                print(f"failed: {what}: {why}", flush=True)
             clips = store.query("SELECT COUNT(*) FROM clips")[0][0]
         wall = time.perf_counter() - started
     print(f"{args.person} days {args.days or 'all'}: {clips} clips, wall {wall:.0f} s, peak RSS {_peak():.0f} MiB, "
