@@ -4,7 +4,7 @@ One question reaches the text embedder many times: every memory tool an agent ca
 it to search its index, the episodic re-rank embeds it again, and the answer step once more.
 On the offline profile those single-text calls were most of an `ask` (a 2-hour corpus: 49 of
 the 60 seconds of eight questions). `RecentTexts` wraps any `TextEmbedder`: texts among the
-last `RECENT_TEXTS` it embedded are answered from memory, the others are embedded together in
+last `RECENT_BYTES` of vectors it embedded are answered from memory, the others are embedded together in
 one call. Embeddings are deterministic, so a remembered vector is the one the model would give
 (up to float rounding from batching, as `tests/test_text_embed.py` checks).
 
@@ -23,19 +23,21 @@ import numpy as np
 
 from videomem.models.engines import TextEmbedder
 
-RECENT_TEXTS = 8192
-"""Texts whose vectors are kept (1.5 MB a thousand at 384 dimensions), least recently used out first.
-Object consolidation hands the kept summaries and keys of the objects a batch sees back every
-batch; they must still be here when that batch comes."""
+RECENT_BYTES = 128 * 2**20
+"""Vectors kept, least recently used out first: 87,381 texts at 384 dimensions (float32). An
+ingest embeds the same texts in several stages (a caption's triplets in the episodic graph, the
+semantic memory and the timeline): a day of EgoLife embeds some 70,000 distinct texts, and the
+8,192 kept before were gone by the next stage."""
 
 
 class RecentTexts:
     """A `TextEmbedder` answering recently embedded texts from memory (thread-safe)."""
 
-    def __init__(self, embedder: TextEmbedder, size: int = RECENT_TEXTS) -> None:
+    def __init__(self, embedder: TextEmbedder, size: int | None = None) -> None:
+        """`size`: texts kept (default: as many as `RECENT_BYTES` holds at the embedder's dimension)."""
         self.embedder = embedder
         self.dim = embedder.dim
-        self.size = size
+        self.size = size if size is not None else max(1, RECENT_BYTES // (4 * self.dim))
         self._vectors: OrderedDict[str, np.ndarray] = OrderedDict()
         self._lock = threading.Lock()
         self._embedding = threading.Lock()
