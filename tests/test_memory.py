@@ -318,8 +318,8 @@ def test_objects_link_alike_whatever_records_are_summarised_together(tmp_path: P
 
 class _Reading:
     """Language double over the offline one that records, per group of linked records (one
-    summarise call each here), the characters the summariser reads and the characters embedded since the
-    batch before."""
+    summarise call each here), the characters the summariser reads and the characters embedded
+    since the group before."""
 
     def __init__(self, real, embedder: CountingEmbedder) -> None:
         self.real, self.embedder = real, embedder

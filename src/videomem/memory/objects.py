@@ -144,7 +144,7 @@ class _Entities:
     observation (so an object whose union of cues grows long still matches its own next
     sighting), its kind and its name. Gating a record is then one vectorised pass over all
     objects (numpy, about `dim` multiply-adds an object) and a Python loop over the few that
-    pass, and a batch writes and summarises only the objects it changed: no Python work per
+    pass, and a group of batches writes and summarises only the objects it changed: no Python work per
     record grows with the number of objects already known."""
 
     def __init__(self, dim: int) -> None:
@@ -412,7 +412,8 @@ class ObjectMemory:
         return assigned
 
     def _summarise(self, changed: list[_Entity]) -> None:
-        """Fold this batch's values into each changed object's summary (TeleMem's incremental merge).
+        """Fold the values linked since the last fold into each changed object's summary (TeleMem's
+        incremental merge).
 
         A new object seen once needs no model call: its one value is its summary. Each value is
         handed over as a sentence of its own: values are often phrases without a full stop, and

@@ -3,9 +3,9 @@
 One question reaches the text embedder many times: every memory tool an agent calls embeds
 it to search its index, the episodic re-rank embeds it again, and the answer step once more.
 On the offline profile those single-text calls were most of an `ask` (a 2-hour corpus: 49 of
-the 60 seconds of eight questions). `RecentTexts` wraps any `TextEmbedder`: texts among the
-last `RECENT_BYTES` of vectors it embedded are answered from memory, the others are embedded together in
-one call. Embeddings are deterministic, so a remembered vector is the one the model would give
+the 60 seconds of eight questions). `RecentTexts` wraps any `TextEmbedder`: texts whose vectors
+are among the last `RECENT_BYTES` it embedded are answered from memory, the others are embedded
+together in one call. Embeddings are deterministic, so a remembered vector is the one the model would give
 (up to float rounding from batching, as `tests/test_text_embed.py` checks).
 
 One embedder serves every thread of a server, and a Hugging Face fast tokenizer is not safe to

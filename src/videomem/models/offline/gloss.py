@@ -102,19 +102,17 @@ def _english(word: str, tag: str = "") -> list[str]:
     dictionary parts' senses."""
     if not has_han(word):
         return [word.translate(_PUNCTUATION)] if word.strip() else []
-    senses = _dictionary()
-    if word in senses and tag.startswith(_RELATION_TAGS):
-        found = _relation(word)
+    glosses = _glosses()
+    if word in glosses:
+        found = _relation(glosses[word]) if tag.startswith(_RELATION_TAGS) else _usual(glosses[word])
         return [found] if found else []
-    if word in senses:
-        return [senses[word]] if senses[word] else []
     out: list[str] = []
     start = 0
     while start < len(word):
         for end in range(min(len(word), start + _LONGEST_WORD), start, -1):
-            if word[start:end] in senses or end == start + 1:
+            if word[start:end] in glosses or end == start + 1:
                 piece = word[start:end]
-                sense = "" if piece in _PARTICLES else senses.get(piece, piece)
+                sense = "" if piece in _PARTICLES else _usual(glosses[piece]) if piece in glosses else piece
                 if sense:
                     out.append(sense)
                 start = end
@@ -128,20 +126,19 @@ def _joined(words: list[str]) -> str:
     return re.sub(r"([,.!?:;])(?=\S)", r"\1 ", text).strip()
 
 
-def _relation(word: str) -> str:
+def _usual(senses: tuple[str, ...]) -> str:
+    """A word's usual sense: its first gloss ('' for grammar, or when no entry gives a gloss)."""
+    return senses[0] if senses else ""
+
+
+def _relation(senses: tuple[str, ...]) -> str:
     """A preposition's or place word's English preposition: its first sense that is one or ends
     in one ('be at' → "at"); '' when none does."""
-    for sense in _glosses()[word]:
+    for sense in senses:
         last = sense.split()[-1].casefold()
         if last in _PREPOSITIONS:
             return last
     return ""
-
-
-@lru_cache(maxsize=1)
-def _dictionary() -> dict[str, str]:
-    """Simplified Chinese word → its usual English sense ('' for grammar, or when no entry gives a gloss)."""
-    return {word: senses[0] if senses else "" for word, senses in _glosses().items()}
 
 
 @lru_cache(maxsize=1)

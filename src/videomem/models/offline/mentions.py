@@ -82,4 +82,3 @@ def _value(span) -> str:  # noqa: ANN001 - spacy Span
     while end < sentence.end and span.doc[end].text not in _CLAUSE_MARKS:
         end += 1
     return span.doc[start:end].text
-
