@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +27,9 @@ def tiny_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def role(path: Path, **overrides: Any) -> RoleConfig:
-    fields = {"backend": "transformers", "model": str(path), "device": "cpu", "max_tokens": 6, "batch_size": 4}
+    """The backend's role on the CPU, or on VIDEOMEM_TEST_DEVICE (e.g. cuda) to run these checks on a GPU."""
+    device = os.environ.get("VIDEOMEM_TEST_DEVICE", "cpu")
+    fields = {"backend": "transformers", "model": str(path), "device": device, "max_tokens": 6, "batch_size": 4}
     return RoleConfig.model_validate(fields | overrides)
 
 
@@ -172,7 +175,8 @@ def test_requests_are_sorted_by_length_into_batches_and_come_back_in_order(
 def test_auto_batch_size_is_a_fixed_fallback_on_the_cpu(tiny_qwen2_5: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from videomem.models.hf_transformers import AUTO_CPU_BATCH
 
-    engine = TransformersEngine(role(tiny_qwen2_5, batch_size="auto", max_tokens=1), "vlm", UsageMeter())
+    cpu = role(tiny_qwen2_5, batch_size="auto", max_tokens=1, device="cpu")  # on a GPU run too: this is the CPU's rule
+    engine = TransformersEngine(cpu, "vlm", UsageMeter())
     spy = GenerateSpy(engine.model)
     monkeypatch.setattr(engine.model, "generate", spy)
     engine.generate([LMRequest(f"text {i}") for i in range(AUTO_CPU_BATCH + 1)])

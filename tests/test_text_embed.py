@@ -17,7 +17,8 @@ from videomem.models.text_embed import SentenceTransformerEmbedder, offline_mini
 
 @pytest.fixture(scope="module")
 def minilm() -> SentenceTransformerEmbedder:
-    cfg = RoleConfig(backend="offline", batch_size=2, device="cpu")
+    # float32: the batching tests compare vectors to 1e-5, finer than bfloat16's rounding
+    cfg = RoleConfig(backend="offline", batch_size=2, device="cpu", dtype="float32")
     return SentenceTransformerEmbedder(str(offline_minilm_path()), cfg, "text_embedder", UsageMeter())
 
 
@@ -48,7 +49,8 @@ def test_batching_and_order_do_not_change_vectors(minilm: SentenceTransformerEmb
 
 def test_a_batch_holds_texts_of_similar_length_so_padding_stays_small(minilm: SentenceTransformerEmbedder) -> None:
     wide = SentenceTransformerEmbedder(
-        str(offline_minilm_path()), RoleConfig(backend="offline", batch_size=64, device="cpu"), "text_embedder", UsageMeter()
+        str(offline_minilm_path()), RoleConfig(backend="offline", batch_size=64, device="cpu", dtype="float32"),
+        "text_embedder", UsageMeter(),
     )
     long = " ".join(f"entity {n} carries entity {n + 1};" for n in range(60))
     texts = [f"caption {n}: I hold a cup" for n in range(12)] + [long] + ["a red door", "two people talk in the kitchen"]
@@ -81,6 +83,50 @@ def test_long_texts_go_fewer_at_a_time_so_a_batch_holds_a_bounded_number_of_toke
         assert len(batch) == 1 or len(batch) * max(len(ids[i]) for i in batch) <= 64 * BATCH_TOKENS_PER_TEXT
     assert max(len(ids[i]) for i in range(40)) > 2 * BATCH_TOKENS_PER_TEXT, "the summaries are long"
     assert max(len(b) for b in batches if b[0] >= 40) == 64, "short texts still go a full batch at a time"
+
+
+def test_bfloat16_vectors_keep_float32_neighbours(minilm: SentenceTransformerEmbedder) -> None:
+    """A store built in one dtype is searched with queries embedded in another: the vectors
+    must stay close and rank alike."""
+    fast = SentenceTransformerEmbedder(
+        str(offline_minilm_path()), RoleConfig(backend="offline", batch_size=16, device="cpu", dtype="bfloat16"),
+        "text_embedder", UsageMeter(),
+    )
+    assert fast.dtype == "bfloat16"
+    texts = [
+        "I pour coffee into a white mug at the kitchen counter.",
+        "Shure plays the guitar on the sofa while Katrina sings.",
+        "We carry boxes of flowers up the stairs to the second floor.",
+        "Jake: Okay, then we need a stopwatch.",
+        "a red bicycle leans against the fence",
+        "Lucia cuts paper into the shape of a jellyfish",
+        " ".join(f"person {n} hands a box to person {n + 1};" for n in range(40)),
+        "oven",
+    ]
+    exact, rounded = minilm.embed(texts), fast.embed(texts)
+    assert rounded.dtype == np.float32 and np.allclose(np.linalg.norm(rounded, axis=1), 1.0, atol=1e-5)
+    assert (exact * rounded).sum(axis=1).min() > 0.999
+    assert not np.array_equal(exact, rounded), "bfloat16 really ran"
+    queries = minilm.embed(["making coffee", "music in the living room", "moving things upstairs"])
+    assert ((queries @ exact.T).argmax(axis=1) == (queries @ rounded.T).argmax(axis=1)).all()
+
+
+def test_the_default_dtype_follows_the_device(monkeypatch: pytest.MonkeyPatch) -> None:
+    import torch
+
+    from videomem.models.text_embed import compute_dtype
+
+    monkeypatch.setattr(torch.cpu, "_is_avx512_bf16_supported", lambda: True)
+    assert compute_dtype(None, "cpu") == compute_dtype("auto", "cpu") == "bfloat16"
+    monkeypatch.setattr(torch.cpu, "_is_avx512_bf16_supported", lambda: False)
+    monkeypatch.setattr(torch.cpu, "_is_amx_tile_supported", lambda: False)
+    assert compute_dtype(None, "cpu") == "float32", "emulated bfloat16 is slower than float32"
+    assert compute_dtype(None, "cuda:0") == "float32", "launch-bound on a GPU: float16 did not help"
+    assert compute_dtype("float16", "cuda:0") == "float16" and compute_dtype("bfloat16", "cpu") == "bfloat16"
+    with pytest.raises(ModelError, match="dtype 'half' is not one of auto, float32, bfloat16, float16"):
+        compute_dtype("half", "cpu")
+    with pytest.raises(ModelError, match="'float16' needs a CUDA device"):
+        compute_dtype("float16", "cpu")
 
 
 def test_usage_is_recorded() -> None:

@@ -7,8 +7,9 @@ another profile still downloads as usual).
 
 from __future__ import annotations
 
+import contextlib
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -22,6 +23,34 @@ LENGTH_RATIO = 0.75
 """A batch holds texts whose token counts are at least this fraction of its longest one's."""
 BATCH_TOKENS_PER_TEXT = 64
 """A batch's padded tokens stay under `batch_size` × this: long texts go in fewer at a time."""
+
+
+def native_bfloat16_cpu() -> bool:
+    """Whether this CPU multiplies bfloat16 matrices in hardware (AVX512-BF16 or AMX); elsewhere
+    bfloat16 is emulated and slower than float32."""
+    import torch
+
+    checks = ("_is_avx512_bf16_supported", "_is_amx_tile_supported")
+    return any(bool(getattr(torch.cpu, name, lambda: False)()) for name in checks)
+
+
+def compute_dtype(name: str | None, device: str) -> str:
+    """The dtype the encoder's matrix products run in: `name` when the profile gives one, else
+    bfloat16 on a CPU with native bfloat16 and float32 elsewhere.
+
+    On a CPU with AVX512-BF16 MiniLM runs 1.6x as fast in bfloat16. On a GPU a model this small
+    is bound by kernel launches, not arithmetic: float16 autocast ran at 0.94x float32's speed
+    on an H200 (`benchmarks/embed_dtype.py`), so float32 stays the default there. Weights stay
+    float32 and torch's autocast keeps layer norms, softmax and pooling in float32, so a vector
+    moves little (cosine >= 0.9999 to its float32 self, tests/test_text_embed.py): stored
+    vectors and new queries stay comparable whichever dtype made them."""
+    if name in (None, "auto"):
+        return "bfloat16" if device == "cpu" and native_bfloat16_cpu() else "float32"
+    if name not in ("float32", "bfloat16", "float16"):
+        raise ModelError(f"text_embedder: dtype {name!r} is not one of auto, float32, bfloat16, float16")
+    if name == "float16" and not device.startswith("cuda"):
+        raise ModelError("text_embedder: dtype 'float16' needs a CUDA device; on the CPU use bfloat16 or float32")
+    return name
 
 
 def offline_minilm_path() -> Path:
@@ -49,6 +78,9 @@ class SentenceTransformerEmbedder:
     Attention's activations grow with texts × tokens², so 64 summaries of 256 tokens took
     540 MB at once (a week's episodic build peaked there) and ran slower than 16 at a time
     (`benchmarks/embed_batches.py`); short texts, most of what is embedded, still go 64 at once.
+
+    The products run in `compute_dtype(cfg.dtype, device)`: bfloat16 on a CPU that has it in
+    hardware, where most of an offline build's time is this model.
     """
 
     def __init__(self, source: str, cfg: RoleConfig, role: str, meter: UsageMeter) -> None:
@@ -66,6 +98,17 @@ class SentenceTransformerEmbedder:
         # sentence-transformers 6 renamed the method; 3.x–5.x only have the old name.
         dimension = getattr(self.model, "get_embedding_dimension", None) or self.model.get_sentence_embedding_dimension
         self.dim: int = int(dimension())
+        self.dtype = compute_dtype(cfg.dtype, str(self.model.device))
+
+    @contextlib.contextmanager
+    def _autocast(self) -> Iterator[None]:
+        if self.dtype == "float32":
+            yield
+            return
+        import torch
+
+        with torch.autocast(self.model.device.type, dtype=getattr(torch, self.dtype)):
+            yield
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:
@@ -73,14 +116,18 @@ class SentenceTransformerEmbedder:
         started = time.perf_counter()
         texts = list(texts)
         out = np.empty((len(texts), self.dim), dtype=np.float32)
-        for batch in self.batches(texts):
-            out[batch] = self.model.encode(
-                [texts[i] for i in batch],
-                batch_size=len(batch),
-                normalize_embeddings=True,
-                convert_to_numpy=True,
-                show_progress_bar=False,
-            )
+        with self._autocast():
+            for batch in self.batches(texts):
+                out[batch] = self.model.encode(
+                    [texts[i] for i in batch],
+                    batch_size=len(batch),
+                    normalize_embeddings=True,
+                    convert_to_numpy=True,
+                    show_progress_bar=False,
+                )
+        # Normalised again in float32: a row normalised under autocast is unit length only to
+        # bfloat16's precision, and inner products are read as cosines.
+        out /= np.maximum(np.linalg.norm(out, axis=1, keepdims=True), 1e-12)
         self.meter.add(self.role, Usage(seconds=time.perf_counter() - started, calls=1))
         return out
 
