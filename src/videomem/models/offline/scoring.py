@@ -101,9 +101,9 @@ COLOUR_WORDS = frozenset({"colour", "color"})
 """Question lemmas that ask for a colour."""
 SEMANTIC_WEIGHT = 0.5
 OFF_CUE = 0.3
+"""Weight factor for evidence that does not match a time cue of the question."""
 TOUCH = 1.0
 """Seconds between two moments or intervals within which they are one (clips abut, give or take)."""
-"""Weight factor for evidence that does not match a time cue of the question."""
 BEST_SENTENCE_CHUNK = 16
 """Sentences embedded per call while looking for the best one (a free-form answer)."""
 PERIODS = {"morning": (5, 12), "afternoon": (12, 17), "evening": (17, 22), "night": (22, 29)}
