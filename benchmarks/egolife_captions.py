@@ -7,9 +7,11 @@ set of models for every stage). Prints each step's wall time and result when the
 then the wall time, the peak resident memory of this process and the commit measured.
 
     python benchmarks/egolife_captions.py [--data ../shared/data/egolife] [--person A1_JAKE] [--days 1,2] [--keep DIR]
+                                          [--models PROFILE]
 
 `--days` builds only those days (a quick look; the figure in docs/benchmarks.md is the week).
 `--keep DIR` builds the store in DIR (a new folder) and keeps it, e.g. to evaluate on it.
+`--models` takes a models profile (default: the offline one), e.g. to compare its settings.
 Target for the week: at most 10 min wall on 2 CPU cores.
 """
 
@@ -50,6 +52,7 @@ def main() -> None:
     parser.add_argument("--person", default="A1_JAKE")
     parser.add_argument("--days", help="comma-separated day numbers (default: every day)")
     parser.add_argument("--keep", type=Path, help="build the store in this new folder and keep it")
+    parser.add_argument("--models", help="a models profile, a file or a shipped name (default: offline)")
     args = parser.parse_args()
     days = [int(d) for d in args.days.split(",")] if args.days else None
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
@@ -62,7 +65,7 @@ def main() -> None:
             parser.error(f"--keep {args.keep}: exists already; name a new folder")
         with Store(args.keep or Path(tmp) / "store", create=True) as store:
             report = ingest(
-                [], store, pipeline, lambda: ModelSet.from_file(None), show_progress=False, timeline="egolife",
+                [], store, pipeline, lambda: ModelSet.from_file(args.models), show_progress=False, timeline="egolife",
                 captions=captions, transcripts=transcripts,
             )
             for result in report.results:

@@ -23,6 +23,8 @@ LENGTH_RATIO = 0.75
 """A batch holds texts whose token counts are at least this fraction of its longest one's."""
 BATCH_TOKENS_PER_TEXT = 64
 """A batch's padded tokens stay under `batch_size` × this: long texts go in fewer at a time."""
+AUTOCAST_MIN_TOKENS = 512
+"""Padded tokens from which a batch runs in the lower-precision dtype (below, float32 is faster)."""
 
 
 def native_bfloat16_cpu() -> bool:
@@ -101,8 +103,12 @@ class SentenceTransformerEmbedder:
         self.dtype = compute_dtype(cfg.dtype, str(self.model.device))
 
     @contextlib.contextmanager
-    def _autocast(self) -> Iterator[None]:
-        if self.dtype == "float32":
+    def _autocast(self, padded_tokens: int) -> Iterator[None]:
+        """Autocast to `self.dtype` for a batch of `padded_tokens`; a smaller batch runs in
+        float32, whose fixed cost per call is lower (on 2 CPU cores one 8-token text took
+        12.7 ms in float32 and 23.7 ms under bfloat16 autocast, 64 texts of 14 tokens 156 ms
+        and 124 ms)."""
+        if self.dtype == "float32" or padded_tokens < AUTOCAST_MIN_TOKENS:
             yield
             return
         import torch
@@ -115,9 +121,10 @@ class SentenceTransformerEmbedder:
             return np.zeros((0, self.dim), dtype=np.float32)
         started = time.perf_counter()
         texts = list(texts)
+        lengths = self._lengths(texts)
         out = np.empty((len(texts), self.dim), dtype=np.float32)
-        with self._autocast():
-            for batch in self.batches(texts):
+        for batch in self._cut(lengths):
+            with self._autocast(len(batch) * lengths[batch[0]]):
                 out[batch] = self.model.encode(
                     [texts[i] for i in batch],
                     batch_size=len(batch),
@@ -133,17 +140,23 @@ class SentenceTransformerEmbedder:
 
     def batches(self, texts: Sequence[str]) -> list[list[int]]:
         """Indices of `texts`, longest first, cut into batches of similar token counts."""
+        return self._cut(self._lengths(texts))
+
+    def _lengths(self, texts: Sequence[str]) -> list[int]:
         ids = self.model.tokenizer(list(texts), truncation=True, max_length=self.model.max_seq_length)["input_ids"]
-        order = sorted(range(len(texts)), key=lambda i: -len(ids[i]))
+        return [len(row) for row in ids]
+
+    def _cut(self, lengths: Sequence[int]) -> list[list[int]]:
+        order = sorted(range(len(lengths)), key=lambda i: -lengths[i])
         budget = self.cfg.batch_size * BATCH_TOKENS_PER_TEXT
         batches: list[list[int]] = []
         for i in order:
-            longest = len(ids[batches[-1][0]]) if batches else 0
+            longest = lengths[batches[-1][0]] if batches else 0
             if (
                 not batches
                 or len(batches[-1]) == self.cfg.batch_size
                 or (len(batches[-1]) + 1) * longest > budget
-                or len(ids[i]) < LENGTH_RATIO * longest
+                or lengths[i] < LENGTH_RATIO * longest
             ):
                 batches.append([])
             batches[-1].append(i)
