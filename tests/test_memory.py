@@ -16,7 +16,7 @@ from videomem.synth import MIN_MINUTES
 from videomem.store.clips import clips_of, scope_sql
 from videomem.evidence import Speech
 from videomem.memory.events import EventMemory
-from videomem.memory.objects import ObjectMemory, write_records
+from videomem.memory.objects import KEY_VALUE, KeyValueVectors, ObjectMemory, write_records
 from videomem.models.engines import Batching
 from videomem.models.tasks.objects import ObjectRecord
 from videomem.core import ClipView, StageResult
@@ -387,6 +387,44 @@ def test_an_object_seen_all_day_parses_its_cues_once_not_per_sighting(tmp_path: 
     full = memory.retrieve("woman walking past a shelf", 1)[0].text
     assert "24 sightings" in full and "Summary: " in full
     assert len(parsed) <= 2 * 2 * 2  # per retrieve: the hit's cues, then the one distinct set
+
+
+class _Recording:
+    """A text embedder that keeps each call's texts and gives every text a fixed random unit vector."""
+
+    dim = 16
+
+    def __init__(self) -> None:
+        self.calls: list[list[str]] = []
+
+    def vector(self, text: str):
+        import numpy as np
+
+        row = np.random.default_rng(sum(map(ord, text))).standard_normal(self.dim).astype(np.float32)
+        return row / np.linalg.norm(row)
+
+    def embed(self, texts):
+        import numpy as np
+
+        self.calls.append(list(texts))
+        return np.array([self.vector(t) for t in texts], dtype=np.float32).reshape(len(texts), self.dim)
+
+
+def test_an_observation_is_indexed_as_its_key_and_value_each_embedded_once() -> None:
+    import numpy as np
+
+    inner = _Recording()
+    caption = "I hold cell phone I face dining table I slide cell phone"
+    payloads = [f"object: cell phone{KEY_VALUE}{caption}", f"object: dining table{KEY_VALUE}{caption}",
+                f"person: Shure{KEY_VALUE}"]
+    vectors = KeyValueVectors(inner).embed(payloads)
+    assert inner.calls == [["object: cell phone", caption, "object: dining table", "person: Shure"]], (
+        "the clip's shared value is embedded once, not once per record"
+    )
+    expected = inner.vector("object: cell phone") + inner.vector(caption)
+    assert np.allclose(vectors[0], expected / np.linalg.norm(expected), atol=1e-6)
+    assert np.allclose(vectors[2], inner.vector("person: Shure"), atol=1e-6), "no value: the key alone"
+    assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-6)
 
 
 def test_object_retrieval_shows_only_what_was_visible(tmp_path: Path) -> None:
