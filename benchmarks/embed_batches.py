@@ -23,7 +23,7 @@ CHILD = """
 import json, resource, sys, time
 sys.path.insert(0, sys.argv[2])
 import numpy as np
-from ppr import passages
+from embed_batches import corpus
 from videomem.core import tune_process
 
 tune_process()  # an entry point like `videomem`: OpenMP threads sleep while they wait (set before torch loads)
@@ -33,10 +33,7 @@ from videomem.models.registry import ModelSet
 
 if sys.argv[1] == "fixed":
     text_embed.BATCH_TOKENS_PER_TEXT = 10**9
-captions = [p.text for p in passages(np.random.default_rng(0), 4)]
-summaries = [" ".join(captions[i : i + 6]) for i in range(0, len(captions), 6)]
-facts = [" ".join(c.split()[k : k + 8]) for c in captions for k in (2, 10, 18)]
-texts = list(dict.fromkeys(captions + summaries + facts))
+texts = corpus(4)
 embedder = ModelSet.from_file(None).text_embedder.embedder  # the model itself, not the recent-texts memory
 embedder.embed(["warm up"])
 before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
@@ -46,6 +43,18 @@ seconds = time.perf_counter() - started
 rise = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024 - before
 print(json.dumps({"texts": len(texts), "seconds": seconds, "rise_mb": rise, "checksum": float(np.abs(vectors).sum())}))
 """
+
+
+def corpus(hours: int) -> list[str]:
+    """What an episodic build embeds: `hours` of `ppr.passages`' 30-s captions, 3-minute
+    summaries of six of them and 8-word facts cut from them, each distinct text once."""
+    import numpy as np
+    from ppr import passages
+
+    captions = [p.text for p in passages(np.random.default_rng(0), hours)]
+    summaries = [" ".join(captions[i : i + 6]) for i in range(0, len(captions), 6)]
+    facts = [" ".join(c.split()[k : k + 8]) for c in captions for k in (2, 10, 18)]
+    return list(dict.fromkeys(captions + summaries + facts))
 
 
 def measure(mode: str) -> dict:

@@ -4,7 +4,7 @@ float32: same texts, same model, same batching, one process.
 `auto` runs the encoder's matrix products in bfloat16 on a CPU with bfloat16 in hardware
 (AVX512-BF16 or AMX) and in float32 elsewhere (on CUDA too: `--dtype float16` measures why), where
 the ratio is then 1.
-The texts are what an episodic build embeds (as in `benchmarks/embed_batches.py`): `--hours` of
+The texts are what an episodic build embeds (`benchmarks/embed_batches.py`'s `corpus`): `--hours` of
 `benchmarks/ppr.py`'s 30-s captions, 3-minute summaries of six captions and 8-word facts. The two
 embedders take turns, `--rounds` times each, and each side's best round counts (the machine is
 shared). Both sides' vectors are compared: cosine per text, and how many of each of 200 texts'
@@ -28,18 +28,11 @@ from videomem.core import tune_process
 
 tune_process()  # an entry point like `videomem`: OpenMP threads sleep while they wait (set before torch loads)
 
-from ppr import passages  # noqa: E402
+from embed_batches import corpus  # noqa: E402
 
 from videomem.config import RoleConfig  # noqa: E402
 from videomem.models.text_embed import SentenceTransformerEmbedder, offline_minilm_path  # noqa: E402
 from videomem.models.usage import UsageMeter  # noqa: E402
-
-
-def corpus(hours: int) -> list[str]:
-    captions = [p.text for p in passages(np.random.default_rng(0), hours)]
-    summaries = [" ".join(captions[i : i + 6]) for i in range(0, len(captions), 6)]
-    facts = [" ".join(c.split()[k : k + 8]) for c in captions for k in (2, 10, 18)]
-    return list(dict.fromkeys(captions + summaries + facts))
 
 
 def commit() -> str:

@@ -4,7 +4,7 @@ This module imports nothing else from the package but its errors (the layers con
 pyproject.toml holds it just above them): what a video id may be (`check_video_id`), the input
 a pipeline reads (`VideoSource`), what a build reports (`StageResult`), what a vision task sees
 of a clip (`ClipView`), how work shows its progress (`ProgressFactory`), the multiple-choice
-alphabet and the names of the memories.
+alphabet, the names of the memories and vectors as unit rows (`unit_rows`).
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, get_args
 
+import numpy as np
 from tqdm import tqdm
 
 from videomem.errors import VideoIdError
@@ -54,6 +55,13 @@ def tune_process() -> None:
     """
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     os.environ.setdefault("ONEDNN_PRIMITIVE_CACHE_CAPACITY", "0")
+
+
+def unit_rows(vectors: np.ndarray) -> np.ndarray:
+    """`vectors` as float32 rows of unit length (a zero row stays zero), so that their inner
+    products are cosines whatever the embedder returned."""
+    rows = np.asarray(vectors, dtype=np.float32)
+    return rows / np.maximum(np.linalg.norm(rows, axis=1, keepdims=True), 1e-12)
 
 
 ProgressFactory = Callable[..., tqdm]

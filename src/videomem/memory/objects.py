@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from videomem.config import PipelineConfig
-from videomem.core import ProgressFactory, StageResult
+from videomem.core import ProgressFactory, StageResult, unit_rows
 from videomem.errors import ModelError
 from videomem.evidence import Evidence
 from videomem.memory.build import BuildContext
@@ -88,18 +88,14 @@ class KeyValueVectors:
     def embed(self, payloads: Sequence[str]) -> np.ndarray:
         pairs = [payload.partition(KEY_VALUE)[::2] for payload in payloads]
         distinct = list(dict.fromkeys(text for pair in pairs for text in pair if text))
-        vectors = _unit(np.asarray(self.embedder.embed(distinct), dtype=np.float32).reshape(len(distinct), self.dim))
+        vectors = unit_rows(np.asarray(self.embedder.embed(distinct)).reshape(len(distinct), self.dim))
         row = {text: i for i, text in enumerate(distinct)}
         out = np.zeros((len(pairs), self.dim), dtype=np.float32)
         for n, pair in enumerate(pairs):
             for text in pair:
                 if text:
                     out[n] += vectors[row[text]]
-        return _unit(out)
-
-
-def _unit(vectors: np.ndarray) -> np.ndarray:
-    return vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
+        return unit_rows(out)
 
 
 def _union(first: Sequence[str], second: Sequence[str]) -> list[str]:
@@ -359,7 +355,7 @@ class ObjectMemory:
     def _embed(self, texts: list[str]) -> np.ndarray:
         """Normalised embeddings, each distinct text embedded once."""
         distinct = list(dict.fromkeys(texts))
-        vectors = _unit(np.asarray(self.models.text_embedder.embed(distinct), dtype=np.float32))
+        vectors = unit_rows(self.models.text_embedder.embed(distinct))
         row = {text: i for i, text in enumerate(distinct)}
         return vectors[[row[t] for t in texts]]
 

@@ -14,7 +14,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Annotated, Literal
 
-import numpy as np
 from pydantic import Field
 
 from videomem.errors import VideomemError
@@ -25,7 +24,7 @@ from videomem.timeline import TimeArgument, TimeText
 from videomem.store.clips import timeline_kind
 from videomem.memory.timeline_index import Answer, Event, Interval, TimelineIndex
 from videomem.models.registry import ModelSet
-from videomem.core import StageResult
+from videomem.core import StageResult, unit_rows
 from videomem.store import Store
 from videomem.store.vectors import VectorIndex, embedder_identity
 
@@ -129,8 +128,7 @@ class TimelineMemory:
         if not candidates:
             return []
         texts = list(dict.fromkeys(i.text for i in candidates))
-        vectors = np.asarray(self.models.text_embedder.embed([query, *texts]), dtype=np.float32)
-        vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
+        vectors = unit_rows(self.models.text_embedder.embed([query, *texts]))
         similarity = dict(zip(texts, (vectors[1:] @ vectors[0]).tolist()))
         ranked = sorted(candidates, key=lambda i: (-similarity[i.text], -i.t_end))[:top_k]
         seen = Counter(i.text for i in candidates)

@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from videomem.config import RoleConfig
+from videomem.core import unit_rows
 from videomem.errors import ModelError
 from videomem.models.usage import Usage, UsageMeter
 from videomem.models.oneline import one_line
@@ -132,11 +133,10 @@ class SentenceTransformerEmbedder:
                     convert_to_numpy=True,
                     show_progress_bar=False,
                 )
+        self.meter.add(self.role, Usage(seconds=time.perf_counter() - started, calls=1))
         # Normalised again in float32: a row normalised under autocast is unit length only to
         # bfloat16's precision, and inner products are read as cosines.
-        out /= np.maximum(np.linalg.norm(out, axis=1, keepdims=True), 1e-12)
-        self.meter.add(self.role, Usage(seconds=time.perf_counter() - started, calls=1))
-        return out
+        return unit_rows(out)
 
     def batches(self, texts: Sequence[str]) -> list[list[int]]:
         """Indices of `texts`, longest first, cut into batches of similar token counts."""
