@@ -189,3 +189,25 @@ def test_recent_texts_reject_a_malformed_embedder_reply() -> None:
 
     with pytest.raises(ValueError, match=r"expected \(1, 8\)"):
         RecentTexts(Short()).embed(["hello"])
+
+
+def test_texts_the_model_reads_alike_share_one_vector(minilm: SentenceTransformerEmbedder) -> None:
+    """MiniLM is uncased: a fact written "Katrina ..." in one memory and "katrina ..." in
+    another is one embedding, and the shared vector is the one the model gives either text."""
+    calls: list[list[str]] = []
+
+    class Counted:
+        dim = minilm.dim
+        keys = staticmethod(minilm.keys)
+
+        def embed(self, texts):
+            calls.append(list(texts))
+            return minilm.embed(texts)
+
+    recent = RecentTexts(Counted())
+    first = recent.embed(["katrina enter drawing room", "Katrina take phone"])
+    again = recent.embed(["Katrina  enter Drawing room", "katrina take phone", "Katrina takes phone"])
+    assert calls == [["katrina enter drawing room", "Katrina take phone"], ["Katrina takes phone"]]
+    assert np.array_equal(again[0], first[0]) and np.array_equal(again[1], first[1])
+    assert np.allclose(again[0], minilm.embed(["Katrina  enter Drawing room"])[0], atol=1e-5)
+    assert minilm.keys(["a phone", "a phone."])[0] != minilm.keys(["a phone", "a phone."])[1], "punctuation is read"

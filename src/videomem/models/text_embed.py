@@ -142,9 +142,16 @@ class SentenceTransformerEmbedder:
         """Indices of `texts`, longest first, cut into batches of similar token counts."""
         return self._cut(self._lengths(texts))
 
+    def keys(self, texts: Sequence[str]) -> list[bytes]:
+        """What the model reads of each text: its token ids after truncation. Two texts with the
+        same ids get the same vector (an uncased model reads "Katrina" as "katrina")."""
+        return [np.asarray(row, dtype=np.int32).tobytes() for row in self._ids(texts)]
+
     def _lengths(self, texts: Sequence[str]) -> list[int]:
-        ids = self.model.tokenizer(list(texts), truncation=True, max_length=self.model.max_seq_length)["input_ids"]
-        return [len(row) for row in ids]
+        return [len(row) for row in self._ids(texts)]
+
+    def _ids(self, texts: Sequence[str]) -> list[list[int]]:
+        return self.model.tokenizer(list(texts), truncation=True, max_length=self.model.max_seq_length)["input_ids"]
 
     def _cut(self, lengths: Sequence[int]) -> list[list[int]]:
         order = sorted(range(len(lengths)), key=lambda i: -lengths[i])
