@@ -17,6 +17,7 @@ from memory_stores import CountingEmbedder, built, offline_models
 from videomem.config import PipelineConfig, SemanticSettings
 from videomem.errors import MalformedOutputError
 from videomem.memory import semantic
+from videomem.memory.graph import fact_text
 from videomem.memory.registry import open_memory
 from videomem.memory.semantic import SemanticMemory
 from videomem.store import Store
@@ -219,6 +220,25 @@ def test_adding_days_embeds_only_their_own_texts_however_long_the_history(tmp_pa
         }
         counted.append(embedder.texts)
     assert counted[0] == counted[1] > 0, f"texts embedded for two new days after 2 and 8 days of history: {counted}"
+
+
+def test_recall_embeds_a_fact_as_the_episodic_graph_does(tmp_path: Path) -> None:
+    """A fact goes to the text embedder as the graph's fact text (`fact_text`), whatever its
+    case and punctuation, so semantic recall reuses the episodic graph's embedding of it."""
+    days = {1: [("Tasha", "said", "Do you think this much is enough?")], 2: [("Tasha", "said", "Enough, thanks!")]}
+    store = _store(tmp_path, days)
+    real = offline_models()
+    embedded: list[str] = []
+
+    class Recorded(CountingEmbedder):
+        def embed(self, texts):
+            embedded.extend(texts)
+            return super().embed(texts)
+
+    models = SimpleNamespace(cfg=real.cfg, text_embedder=Recorded(real.text_embedder), language=real.language)
+    SemanticMemory(store, models)._recall_index().ensure()
+    assert sorted(embedded) == ["tasha said do you think this much is enough", "tasha said enough thanks"]
+    assert [fact_text(*f) for f in days[1]] == ["tasha said do you think this much is enough"]
 
 
 def test_a_habit_seen_all_week_is_shown_from_a_few_rows_not_its_whole_history(tmp_path: Path) -> None:

@@ -65,6 +65,18 @@ def entity_key(name: str) -> str:
     return " ".join(_WORD.findall(name.casefold()))
 
 
+def fact_key(subject: str, relation: str, obj: str) -> tuple[str, str, str]:
+    """The fact a triplet maps to: its entities' keys and its relation, case and spacing aside."""
+    return entity_key(subject), " ".join(relation.split()).casefold(), entity_key(obj)
+
+
+def fact_text(subject: str, relation: str, obj: str) -> str:
+    """The text a fact is embedded as. Other memories that embed facts use it too (semantic
+    recall), so a fact reaches the text embedder once: spelled as written, the same facts were
+    11 % of the tokens a caption-only EgoLife day embedded."""
+    return " ".join(fact_key(subject, relation, obj))
+
+
 # ---------------------------------------------------------------- general
 
 
@@ -194,7 +206,7 @@ class PassageGraph:
         for passage in passages:
             facts: dict[tuple[str, str, str], int] = {}
             for subject, relation, obj in passage.triplets:
-                key = (entity_key(subject), " ".join(relation.split()).casefold(), entity_key(obj))
+                key = fact_key(subject, relation, obj)
                 if key[0] and key[1] and key[2]:
                     facts[key] = facts.get(key, 0) + 1
             names = {entity_key(name) for name in passage.entities} | {k for f in facts for k in (f[0], f[2])}
@@ -219,7 +231,7 @@ class PassageGraph:
             [(fact_index[f], p, n) for p, facts in enumerate(stated) for f, n in facts.items()], len(fact_keys)
         )
         fact_ends = np.array([[entity_index[s], entity_index[o]] for s, _, o in fact_keys], dtype=np.int64).reshape(-1, 2)
-        fact_texts = [" ".join(f) for f in fact_keys]
+        fact_texts = [fact_text(*f) for f in fact_keys]
         passage_texts = [p.text for p in passages]
         every = vectors(entities + fact_texts + passage_texts)  # one embedding call per graph
         entity_vectors, fact_vectors, passage_vectors = np.split(every, [len(entities), len(entities) + len(fact_texts)])

@@ -54,6 +54,7 @@ from videomem.memory.graph import (
     SavedGraph,
     TextVectors,
     entity_key,
+    fact_text,
     fingerprint,
     saved_sizes,
 )
@@ -266,13 +267,13 @@ class SemanticMemory:
     def _recall_index(self) -> VectorIndex:
         embedder = self.models.text_embedder
         rows = (
-            "SELECT t.id, t.subject || ' ' || t.relation || ' ' || t.object AS text FROM episodic_triplets t "
+            "SELECT t.id, t.subject, t.relation, t.object FROM episodic_triplets t "
             "JOIN episodic_captions c ON c.id = t.caption_id WHERE c.scale = (SELECT MIN(scale) FROM episodic_captions)"
         )
-        return VectorIndex(
+        return VectorIndex(  # a fact's text as the episodic graph embeds it: one embedding for both
             self.store,
             RECALL_INDEX,
-            lambda: ((r["id"], r["text"]) for r in self.store.query(rows)),
+            lambda: ((r["id"], fact_text(r["subject"], r["relation"], r["object"])) for r in self.store.query(rows)),
             embedder,
             embedder_identity(self.models.cfg.text_embedder, embedder.dim),
         )
