@@ -71,6 +71,14 @@ def key_text(name: str, kind: str, appearance: Sequence[str], identity: Sequence
     return "; ".join(parts)
 
 
+def _unit_vectors(embedder: TextEmbedder, texts: Sequence[str]) -> np.ndarray:
+    """Unit-length embeddings of `texts`, in order, each distinct text embedded once (one call)."""
+    distinct = list(dict.fromkeys(texts))
+    vectors = unit_rows(np.asarray(embedder.embed(distinct)).reshape(len(distinct), embedder.dim))
+    row = {text: i for i, text in enumerate(distinct)}
+    return vectors[[row[t] for t in texts]]
+
+
 class KeyValueVectors:
     """An observation's vector: the normalised sum of its key's vector and its value's.
 
@@ -86,15 +94,12 @@ class KeyValueVectors:
         self.dim = embedder.dim
 
     def embed(self, payloads: Sequence[str]) -> np.ndarray:
-        pairs = [payload.partition(KEY_VALUE)[::2] for payload in payloads]
-        distinct = list(dict.fromkeys(text for pair in pairs for text in pair if text))
-        vectors = unit_rows(np.asarray(self.embedder.embed(distinct)).reshape(len(distinct), self.dim))
-        row = {text: i for i, text in enumerate(distinct)}
+        pairs = [[text for text in payload.partition(KEY_VALUE)[::2] if text] for payload in payloads]
+        vectors = iter(_unit_vectors(self.embedder, [text for pair in pairs for text in pair]))
         out = np.zeros((len(pairs), self.dim), dtype=np.float32)
         for n, pair in enumerate(pairs):
-            for text in pair:
-                if text:
-                    out[n] += vectors[row[text]]
+            for _ in pair:
+                out[n] += next(vectors)
         return unit_rows(out)
 
 
@@ -336,7 +341,7 @@ class ObjectMemory:
         step = cfg.object_batch_size
         for group in range(0, len(pending), cfg.object_summary_records):
             records = pending[group : group + cfg.object_summary_records]
-            vectors = self._embed([o.key for o in records])
+            vectors = _unit_vectors(self.models.text_embedder, [o.key for o in records])
             linked = []
             for start in range(0, len(records), step):
                 batch = records[start : start + step]
@@ -352,13 +357,6 @@ class ObjectMemory:
             bar.close()
         return len(pending)
 
-    def _embed(self, texts: list[str]) -> np.ndarray:
-        """Normalised embeddings, each distinct text embedded once."""
-        distinct = list(dict.fromkeys(texts))
-        vectors = unit_rows(self.models.text_embedder.embed(distinct))
-        row = {text: i for i, text in enumerate(distinct)}
-        return vectors[[row[t] for t in texts]]
-
     def _load_entities(self) -> _Entities:
         rows = self.store.query("SELECT * FROM objects ORDER BY id")
         members: dict[int, list[_Observation]] = {}
@@ -369,7 +367,7 @@ class ObjectMemory:
         entities = _Entities(self.models.text_embedder.dim)
         if not rows:
             return entities
-        ends = self._embed([o.key for r in rows for o in (members[r["id"]][0], members[r["id"]][-1])])
+        ends = _unit_vectors(self.models.text_embedder, [o.key for r in rows for o in (members[r["id"]][0], members[r["id"]][-1])])
         for n, r in enumerate(rows):
             entity = _Entity(
                 id=r["id"], name=r["name"], kind=r["kind"],
