@@ -95,14 +95,27 @@ def test_kept_parses_are_small_and_give_the_triplets_of_a_fresh_parse() -> None:
     assert all(doc.tensor.size == 0 for doc in rules._parsed.values()), "a kept parse carries no tagger activations"
 
 
+def test_texts_lemmatised_together_read_as_they_do_one_by_one() -> None:
+    from videomem.models.offline import nlp
+
+    texts = ["Jake drank coffee", "the LEAVES fell", "She is PUTTING keys away", "jake  drank  coffee", ""]
+    together = nlp.lemmas_of(texts)
+    nlp._lemmas.clear()
+    assert together == [nlp.lemmas(t) for t in texts]
+    assert together[0] == together[3] and {"put", "key"} <= set(together[2]) and together[4] == []
+    kept = dict(nlp._lemmas)
+    assert nlp.lemmas_of(list(reversed(texts))) == list(reversed(together))
+    assert dict(nlp._lemmas) == kept, "texts read before are not tagged again"
+
+
 def test_evidence_words_match_by_their_lemmas_without_tagging_each_sentence() -> None:
     from videomem.models.offline import nlp
 
     nlp.lemmas("warm up the tagger")
-    tagged = nlp._lemmas.cache_info().misses
+    tagged = len(nlp._lemmas)
     found = nlp.forms("The LEAVES fell while children were PUTTING keys away; she drank it.")
     assert {"leaf", "leave", "fall", "child", "be", "put", "putting", "key", "drink", "drank"} <= found
-    assert nlp._lemmas.cache_info().misses == tagged, "evidence is read word by word, not run through the tagger"
+    assert len(nlp._lemmas) == tagged, "evidence is read word by word, not run through the tagger"
 
 
 def test_triplets_are_conditioned_on_the_entities(language: OfflineLanguage) -> None:

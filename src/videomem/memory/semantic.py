@@ -37,6 +37,7 @@ ranges of their evidence.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -95,15 +96,18 @@ class _Fact:
 
 @dataclass
 class _Segment:
+    """A segment's facts, complete before its times are first read: each time is computed once,
+    as it is read for every fact recalled from the segment."""
+
     scope: str
     idx: int
     facts: list[_Fact]
 
-    @property
+    @functools.cached_property
     def t_start(self) -> float:
         return min(f.t_start for f in self.facts)
 
-    @property
+    @functools.cached_property
     def t_end(self) -> float:
         return max(f.t_end for f in self.facts)
 

@@ -50,7 +50,7 @@ from videomem.models.offline.planner import choose_memory, plan
 from videomem.models.offline.rerank import rerank as rerank_rule
 from videomem.models.offline.scoring import OptionScorer, not_transcribed
 from videomem.models.offline.nlp import split_sentences, words
-from videomem.models.offline.stance import contradicts, triplet_key
+from videomem.models.offline.stance import contradicts, read_parts, triplet_keys
 
 ROLE = "llm"
 log = logging.getLogger(__name__)
@@ -145,9 +145,9 @@ class OfflineLanguage:
         least `min_segments` distinct segments; evidence = every occurrence, most supported first."""
         start = time.perf_counter()
         groups: dict[str, list[int]] = {}
-        for i, fact in enumerate(facts):
-            if fact.triplet.subject.lower() not in SCAFFOLD_SUBJECTS:
-                groups.setdefault(triplet_key(fact.triplet), []).append(i)
+        kept = [i for i, fact in enumerate(facts) if fact.triplet.subject.lower() not in SCAFFOLD_SUBJECTS]
+        for i, key in zip(kept, triplet_keys([facts[i].triplet for i in kept])):
+            groups.setdefault(key, []).append(i)
         out = []
         for members in groups.values():
             current = [i for i in members if facts[i].segment == 0]
@@ -167,10 +167,13 @@ class OfflineLanguage:
             first, second = self.embedder.embed([a, b])
             return float(first @ second) >= RELATED_OBJECTS
 
+        compared = [t for item in items for t in (item.triplet, *(k.triplet for k in item.known))]
+        read_parts(compared)
+        keys = iter(triplet_keys(compared))
         out = []
         for item in items:
-            key = triplet_key(item.triplet)
-            same = [k for k in item.known if triplet_key(k.triplet) == key]
+            key, known_keys = next(keys), [next(keys) for _ in item.known]
+            same = [k for k, known_key in zip(item.known, known_keys) if known_key == key]
             kept = max(same, key=lambda k: (k.support, k.similarity)) if same else None
             triplet = kept.triplet if kept is not None and kept.support >= item.support else item.triplet
             retire = [k.id for k in item.known if k not in same and contradicts(item.triplet, k.triplet, related)]

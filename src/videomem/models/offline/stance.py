@@ -18,10 +18,10 @@ uses a general rule over the relation's lemmas:
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from videomem.models.tasks.episodic import Triplet
-from videomem.models.offline.nlp import lemmas
+from videomem.models.offline.nlp import lemmas, lemmas_of
 
 LIKING = frozenset({"like", "love", "enjoy", "prefer", "favour", "favor", "favourite", "favorite", "adore", "fond"})
 AVERSION = frozenset({"dislike", "hate", "detest", "avoid", "loathe"})
@@ -37,10 +37,16 @@ def _lemma_text(text: str) -> str:
     return " ".join(lemmas(text))
 
 
-def triplet_key(t: Triplet) -> str:
-    """The triplet read as one sentence, in lemmas (parsed together, so "drank" is a verb):
-    equal keys state the same knowledge."""
-    return _lemma_text(f"{t.subject} {t.relation} {t.object}")
+def triplet_keys(triplets: Sequence[Triplet]) -> list[str]:
+    """Each triplet read as one sentence, in lemmas (parsed together, so "drank" is a verb):
+    equal keys state the same knowledge. The sentences are tagged together."""
+    return [" ".join(said) for said in lemmas_of([f"{t.subject} {t.relation} {t.object}" for t in triplets])]
+
+
+def read_parts(triplets: Sequence[Triplet]) -> None:
+    """Lemmatise the subjects, relations and objects of `triplets` together, so that the rules
+    below, which read them one at a time, find them read (a consolidation compares hundreds)."""
+    lemmas_of([part for t in triplets for part in (t.subject, t.relation, t.object)])
 
 
 def family(relation: str) -> str:
