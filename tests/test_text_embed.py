@@ -152,6 +152,38 @@ def test_missing_local_model_is_a_model_error(tmp_path: Path) -> None:
     assert "\n" not in str(info.value)
 
 
+def test_a_static_model_embeds_through_the_sentence_transformers_backend(tmp_path: Path) -> None:
+    """A static model (sentence-transformers' StaticEmbedding: one vector per token, averaged, as
+    Model2Vec's models are) reads a raw `tokenizers.Tokenizer`; a tiny one with random weights,
+    saved and loaded by path as a user's would be."""
+    import torch
+    from sentence_transformers import SentenceTransformer
+    try:
+        from sentence_transformers.sentence_transformer.modules import StaticEmbedding
+    except ImportError:  # sentence-transformers before 6
+        from sentence_transformers.models import StaticEmbedding
+    from tokenizers import Tokenizer, models, normalizers, pre_tokenizers
+
+    vocabulary = ["[UNK]", "jake", "opens", "the", "fridge", "katrina", "draws", "a", "flower"]
+    tokenizer = Tokenizer(models.WordLevel({w: i for i, w in enumerate(vocabulary)}, unk_token="[UNK]"))
+    tokenizer.normalizer = normalizers.Lowercase()
+    tokenizer.pre_tokenizer = pre_tokenizers.Whitespace()
+    weights = torch.Generator().manual_seed(0)
+    static = StaticEmbedding(tokenizer, embedding_weights=torch.randn(len(vocabulary), 16, generator=weights))
+    SentenceTransformer(modules=[static], device="cpu").save(str(tmp_path / "static"))
+
+    cfg = RoleConfig(backend="sentence_transformers", model=str(tmp_path / "static"), device="cpu")
+    embedder = SentenceTransformerEmbedder(str(tmp_path / "static"), cfg, "text_embedder", UsageMeter())
+    texts = ["Jake opens the fridge", "jake opens the fridge", "Katrina draws a flower"]
+    vectors = embedder.embed(texts)
+    assert vectors.shape == (3, 16) == (3, embedder.dim)
+    assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+    assert np.allclose(vectors[0], vectors[1], atol=1e-6) and not np.allclose(vectors[0], vectors[2], atol=1e-2)
+    keys = embedder.keys(texts)
+    assert keys[0] == keys[1] != keys[2], "the lower-casing tokenizer reads the first two alike"
+    assert RecentTexts(embedder).embed(texts).shape == (3, 16)
+
+
 class _Hashed:
     """A deterministic stand-in embedder that records every batch it is given."""
 

@@ -151,7 +151,12 @@ class SentenceTransformerEmbedder:
         return [len(row) for row in self._ids(texts)]
 
     def _ids(self, texts: Sequence[str]) -> list[list[int]]:
-        return self.model.tokenizer(list(texts), truncation=True, max_length=self.model.max_seq_length)["input_ids"]
+        tokenizer = self.model.tokenizer
+        if callable(tokenizer):  # a transformers tokenizer (a transformer model)
+            return tokenizer(list(texts), truncation=True, max_length=self.model.max_seq_length)["input_ids"]
+        # a static model (sentence-transformers' StaticEmbedding, e.g. Model2Vec's) reads a
+        # `tokenizers.Tokenizer` without special tokens and without a length limit
+        return [encoding.ids for encoding in tokenizer.encode_batch(list(texts), add_special_tokens=False)]
 
     def _cut(self, lengths: Sequence[int]) -> list[list[int]]:
         order = sorted(range(len(lengths)), key=lambda i: -lengths[i])
