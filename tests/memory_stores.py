@@ -96,16 +96,21 @@ def picture_store(root: Path, pictures: list[Image.Image], video_id: str = "v", 
     return store
 
 
-def captioned_store(root: Path, texts: list[str]) -> Store:
-    """`hand_store` of blank clips whose event captions say the on-screen `texts`."""
-    store = hand_store(root, [None] * len(texts))
+def events_store(root: Path, captions: list[str]) -> Store:
+    """`hand_store` of blank clips whose event captions are `captions`."""
+    store = hand_store(root, [None] * len(captions))
     with store.transaction() as tx:
-        for clip, text in zip(store.query("SELECT * FROM clips ORDER BY idx"), texts):
+        for clip, text in zip(store.query("SELECT * FROM clips ORDER BY idx"), captions):
             tx.execute(
                 "INSERT INTO events (clip_id, video_id, t_start, t_end, text) VALUES (?, 'v', ?, ?, ?)",
-                (clip["id"], clip["t_start"], clip["t_end"], f"On-screen text reads '{text}'."),
+                (clip["id"], clip["t_start"], clip["t_end"], text),
             )
     return store
+
+
+def captioned_store(root: Path, texts: list[str]) -> Store:
+    """`events_store` whose captions say the on-screen `texts`."""
+    return events_store(root, [f"On-screen text reads '{text}'." for text in texts])
 
 
 @functools.cache

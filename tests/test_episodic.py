@@ -381,3 +381,29 @@ def test_generated_video_short_event_from_fine_scale_long_activity_from_coarse(t
 def tiou(a: tuple[float, float], b: tuple[float, float]) -> float:
     overlap = max(0.0, min(a[1], b[1]) - max(a[0], b[0]))
     return overlap / (max(a[1], b[1]) - min(a[0], b[0]))
+
+
+def test_keywords_fused_into_each_scale_find_a_word_past_the_embedders_window(tmp_path: Path) -> None:
+    """A clip whose caption says what I did (yawn, a verb: no entity node of the graph) only past
+    MiniLM's 256-token window: PPR over meaning proposes other clips; fused with each scale's
+    keyword ranking (`lexical`, the agents' default), the clip that holds the words is proposed too."""
+    tidying = " ".join(["I wipe the table, stack the plates and put the cups back on the shelf."] * 20)
+    texts = [
+        "I check the time on the wall clock above the door.",
+        "Tasha looks at her wristwatch and says we are late.",
+        "Alice sets a timer on her phone for the oven.",
+        f"{tidying} Then I yawn and stretch.",
+        "The clock on the shelf shows half past three.",
+        "Katrina counts the seconds out loud during the game.",
+    ]
+    settings = AgentConfig().episodic.model_copy(update={"per_scale_k": 2})
+    with Store(tmp_path / "s", create=True) as store:
+        write_events(store, "v", 0.0, texts)
+        built(EpisodicMemory(store, offline_models()), CFG)
+
+        def fine(lexical: bool) -> list[float]:
+            found = EpisodicMemory(store, offline_models(), settings, lexical).retrieve("When did I yawn and stretch?", 10)
+            return [e.t_start for e in found if e.scale == 10.0]
+
+        assert 30.0 not in fine(False)
+        assert 30.0 in fine(True)

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
-from memory_stores import CountingEmbedder, built, hand_store, offline_models, scripted_store
+from memory_stores import CountingEmbedder, built, events_store, hand_store, offline_models, scripted_store
 
 from videomem.config import PipelineConfig
 from videomem.errors import ModelError
@@ -99,20 +99,15 @@ def test_events_caption_every_clip_in_batches_and_resume(tmp_path: Path) -> None
 
 
 def _events_store(tmp_path: Path) -> Store:
-    store = hand_store(tmp_path, [None] * 4)
-    texts = [
-        "A red balloon floats over a green field.",
-        "A man repairs a bicycle in a garage.",
-        "On-screen text reads 'TRAIN TO PARIS'.",
-        "Two people cook pasta in a kitchen.",
-    ]
-    with store.transaction() as tx:
-        for clip, text in zip(store.query("SELECT * FROM clips ORDER BY idx"), texts):
-            tx.execute(
-                "INSERT INTO events (clip_id, video_id, t_start, t_end, text) VALUES (?, 'v', ?, ?, ?)",
-                (clip["id"], clip["t_start"], clip["t_end"], text),
-            )
-    return store
+    return events_store(
+        tmp_path,
+        [
+            "A red balloon floats over a green field.",
+            "A man repairs a bicycle in a garage.",
+            "On-screen text reads 'TRAIN TO PARIS'.",
+            "Two people cook pasta in a kitchen.",
+        ],
+    )
 
 
 def test_query_time_scope_uses_end_time() -> None:

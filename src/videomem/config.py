@@ -296,6 +296,11 @@ class AgentConfig(_Strict):
         description="caption_rag: retrieve with the question and its options (the agent's first query) or the question",
     )
     tools: tuple[str, ...] = VIDEO_TOOLS
+    lexical: bool = Field(
+        True,
+        description="event captions and episodic windows are found by keywords (BM25) as well as by meaning, "
+        "the two rankings fused; false: by meaning alone",
+    )
     max_steps: int = Field(5, ge=1, le=30)
     call_retries: int = Field(2, ge=0, le=5, description="re-asks after a malformed tool call")
     top_k: int = Field(5, ge=1, le=100)

@@ -3,7 +3,8 @@ the answer is, with no answering model (`videomem eval … --retrieval`).
 
 Every memory of the registry (`memory/registry.py`) is asked `retrieve(question, until=query
 time, video_id)` for each question that has a target, and so is caption RAG's retrieval (the
-event captions searched with the question and its options, as `agents/caption-rag.yaml` does).
+event captions searched with the question and its options, opened with `agents/caption-rag.yaml`'s
+settings: by meaning alone, where the agent's own memories may fuse keywords in).
 Targets are read as the answering run reads them: ranges as they are, a moment as the stored
 clip that contains it (`eval/targets.py`).
 
@@ -52,7 +53,7 @@ POOL = 100
 """Results asked of each memory: the overall scores use the first 10, a scale's the first 10 of it."""
 CAPTION_RAG = "caption-rag"
 CAPTION_RAG_MEMORY = "events"
-"""Caption RAG searches the event captions (`Agent._caption_rag`)."""
+"""Caption RAG searches the event captions (`Agent._caption_rag`), as its profile (`agents/caption-rag.yaml`) says."""
 RETRIEVAL_JSON = "retrieval.json"
 PLOT_RECALL = "retrieval_recall.png"
 PLOT_TIOU = "retrieval_tiou.png"
@@ -120,7 +121,8 @@ def run_retrieval(
             except VideomemError as exc:
                 not_measured[name] = str(exc)
         if CAPTION_RAG_MEMORY in askers:
-            askers[CAPTION_RAG] = (askers[CAPTION_RAG_MEMORY][0], _question_and_options)
+            baseline = open_memory(CAPTION_RAG_MEMORY, store, models, load_agent(CAPTION_RAG))
+            askers[CAPTION_RAG] = (baseline, _question_and_options)
         found: dict[str, list[tuple[Question, list[Evidence]]]] = defaultdict(list)
         bar = tqdm(total=len(targeted) * len(askers), desc="retrieval", unit="q", disable=not show_progress)
         try:

@@ -27,7 +27,8 @@ parts gives what ingesting it at once gives.
 **Graphs and retrieval.** Every caption gets entities, then triplets conditioned on them, in
 whole batches. Each scale is a HippoRAG-2 graph (`memory/graph.py`), saved under `index/`
 and rebuilt only when its rows change. A query ranks each scale's visible captions by
-Personalized PageRank, the best `per_scale_k` of every scale go to a cross-scale re-rank
+Personalized PageRank (fused with a keyword ranking of the same captions when the agent says
+`lexical`, `store/lexical.py`), the best `per_scale_k` of every scale go to a cross-scale re-rank
 (`CaptionRanking.rerank`), and the first `top_k` of its order are returned with their scale.
 
 **Intervals.** A window of a coarser scale carries, as `Evidence.intervals`, the captions of the
@@ -65,6 +66,7 @@ from videomem.models.tasks.episodic import CaptionRanking, EpisodicTasks, RankCa
 from videomem.models.registry import ModelSet
 from videomem.store import Store
 from videomem.store.clips import scope_sql, speech_in, timeline_kind
+from videomem.store.lexical import LexicalIndex, fuse
 from videomem.store.vectors import embedder_identity
 
 SOURCE = "episodic"
@@ -145,11 +147,15 @@ class EpisodicMemory:
 
     name = "episodic"
 
-    def __init__(self, store: Store, models: ModelSet, settings: EpisodicSettings | None = None) -> None:
+    def __init__(
+        self, store: Store, models: ModelSet, settings: EpisodicSettings | None = None, lexical: bool = True
+    ) -> None:
         self.store = store
         self.models = models
         self.settings = settings or EpisodicSettings()
+        self.lexical = lexical
         self._graphs: dict[float, SavedGraph] = {}
+        self._words: dict[float, tuple[PassageGraph, LexicalIndex]] = {}
 
     # ------------------------------------------------------------ build
 
@@ -386,6 +392,8 @@ class EpisodicMemory:
                 linking_top_k=self.settings.linking_top_k,
                 visible=visible,
             )
+            if self.lexical:
+                ranked = self._with_words(ranked, query, scale, graph, visible)
             found = self._rows([i for i, _ in ranked])
             embedded = graph.vectors_of([i for i, _ in ranked])
             best = max((s for _, s in ranked), default=0.0) or 1.0
@@ -411,6 +419,20 @@ class EpisodicMemory:
             for i in order[:top_k]
             if (r := rows.get(i)) is not None
         ]
+
+    def _with_words(
+        self, ranked: list[tuple[int, float]], query: str, scale: float, graph: PassageGraph, visible: np.ndarray | None
+    ) -> list[tuple[int, float]]:
+        """The scale's PPR ranking fused with its keyword ranking: the first `per_scale_k`, scored
+        relative to the best."""
+        kept = self._words.get(scale)
+        if kept is None or kept[0] is not graph:
+            kept = self._words[scale] = (graph, LexicalIndex(graph.passage_ids, graph.passage_texts))
+        allowed = graph.passage_ids[visible] if visible is not None else None
+        words = kept[1].search(query, self.settings.per_scale_k, allowed)
+        fused = fuse([i for i, _ in ranked], [i for i, _ in words])[: self.settings.per_scale_k]
+        best = fused[0][1] if fused else 1.0
+        return [(i, score / best) for i, score in fused]
 
     def _nested(self, row: sqlite3.Row, scales: Sequence[float]) -> tuple[Span, ...]:
         """The captions of the coarsest finer scale that nests in the window's scale, inside its

@@ -20,11 +20,14 @@ from videomem.evidence import Evidence
 from videomem.models.registry import ModelSet
 from videomem.store import Store
 from videomem.store.clips import ClipRow, clips_of, speech_in, transcript_of, visible_ids
+from videomem.store.lexical import LexicalIndex, fuse
 from videomem.store.vectors import VectorIndex, embedder_identity
 
 INDEX_NAME = "events"
 GENERATED = "generated"
 """`events.source` of captions this stage writes."""
+FUSION_POOL = 50
+"""Captions each ranking (embedding, keywords) proposes before fusion, for any `top_k` up to it."""
 
 
 class EventMemory:
@@ -36,10 +39,13 @@ class EventMemory:
     """The pipeline stage that writes the captions (whose progress marks say which clips have
     one): the event memory has no build of its own."""
 
-    def __init__(self, store: Store, models: ModelSet) -> None:
+    def __init__(self, store: Store, models: ModelSet, lexical: bool = True) -> None:
         self.store = store
         self.models = models
+        self.lexical = lexical
+        """Fuse a keyword (BM25) ranking with the embedding ranking (`store/lexical.py`)."""
         self._index: VectorIndex | None = None
+        self._words: LexicalIndex | None = None
 
     @property
     def index(self) -> VectorIndex:
@@ -54,10 +60,18 @@ class EventMemory:
             )
         return self._index
 
+    @property
+    def words(self) -> LexicalIndex:
+        if self._words is None:
+            rows = self.store.query("SELECT id, text FROM events ORDER BY id")
+            self._words = LexicalIndex([r["id"] for r in rows], [r["text"] for r in rows])
+        return self._words
+
     def refresh(self, progress: ProgressFactory | None = None) -> None:
         """Bring the caption index up to date with the stored captions."""
         self.index.refresh()
         self.index.ensure(progress)
+        self._words = None
 
     def stats(self) -> dict[str, int]:
         """Captions in all, and per source (generated, egolifecap, ...)."""
@@ -67,8 +81,18 @@ class EventMemory:
     def retrieve(
         self, query: str, top_k: int, until: float | None = None, video_id: str | None = None
     ) -> list[Evidence]:
-        """The `top_k` captions closest in meaning to `query` among those visible to the question."""
-        hits = self.index.search(query, top_k, visible_ids(self.store, "events", until, video_id))
+        """The `top_k` captions closest to `query` among those visible to the question: by
+        meaning, fused with the keyword ranking when `lexical` (scores then relative to the best)."""
+        visible = visible_ids(self.store, "events", until, video_id)
+        if self.lexical:
+            pool = max(top_k, FUSION_POOL)
+            meaning = [i for i, _ in self.index.search(query, pool, visible)]
+            words = [i for i, _ in self.words.search(query, pool, visible)]
+            fused = fuse(meaning, words)[:top_k]
+            best = fused[0][1] if fused else 1.0
+            hits = [(i, score / best) for i, score in fused]
+        else:
+            hits = self.index.search(query, top_k, visible)
         if not hits:
             return []
         scores = dict(hits)

@@ -145,10 +145,10 @@ def _by_name(*entries: Registered) -> dict[str, Registered]:
 
 
 MEMORIES: dict[str, Registered] = _by_name(
-    Registered(EventMemory),
+    Registered(EventMemory, lambda store, models, cfg: EventMemory(store, models, cfg.lexical)),
     Registered(ObjectMemory, after=("transcribe", "caption")),
     Registered(
-        EpisodicMemory, lambda store, models, cfg: EpisodicMemory(store, models, cfg.episodic), after=("transcribe", "caption")
+        EpisodicMemory, lambda store, models, cfg: EpisodicMemory(store, models, cfg.episodic, cfg.lexical), after=("transcribe", "caption")
     ),
     Registered(
         SemanticMemory, lambda store, models, cfg: SemanticMemory(store, models, cfg.semantic), after=("episodic",)
