@@ -243,3 +243,23 @@ def test_texts_the_model_reads_alike_share_one_vector(minilm: SentenceTransforme
     assert np.array_equal(again[0], first[0]) and np.array_equal(again[1], first[1])
     assert np.allclose(again[0], minilm.embed(["Katrina  enter Drawing room"])[0], atol=1e-5)
     assert minilm.keys(["a phone", "a phone."])[0] != minilm.keys(["a phone", "a phone."])[1], "punctuation is read"
+
+
+def test_a_checkpoint_saved_in_float16_computes_in_float32(tmp_path: Path) -> None:
+    """A model saved in float16 (as many on the hub are) loads with float32 weights, so the
+    profile's `dtype` decides the precision: float32 here gives the float32 model's vectors."""
+    from sentence_transformers import SentenceTransformer
+
+    half = SentenceTransformer(str(offline_minilm_path()), device="cpu")
+    half.half()
+    half.save(str(tmp_path / "half"))
+    cfg = RoleConfig(backend="sentence_transformers", model=str(tmp_path / "half"), device="cpu", dtype="float32")
+    embedder = SentenceTransformerEmbedder(str(tmp_path / "half"), cfg, "text_embedder", UsageMeter())
+    assert {str(p.dtype) for p in embedder.model.parameters()} == {"torch.float32"}
+    texts = ["Shure cooks noodles in the kitchen", "Katrina plays the guitar"]
+    source = str(offline_minilm_path())
+    exact = SentenceTransformerEmbedder(
+        source, RoleConfig(backend="sentence_transformers", model=source, device="cpu", dtype="float32"),
+        "text_embedder", UsageMeter(),
+    ).embed(texts)
+    assert (embedder.embed(texts) * exact).sum(axis=1).min() > 0.9999  # only the weights' rounding differs

@@ -95,7 +95,11 @@ class SentenceTransformerEmbedder:
         self.meter = meter
         device = cfg.device or ("cuda" if torch.cuda.is_available() else "cpu")
         try:
-            self.model = SentenceTransformer(str(source), device=device, local_files_only=Path(source).is_dir())
+            # float32 weights whatever dtype the checkpoint was saved in (transformers 5 would keep
+            # a float16 checkpoint in float16, on a CPU too): `dtype` is the precision of the products.
+            self.model = SentenceTransformer(
+                str(source), device=device, local_files_only=Path(source).is_dir(), model_kwargs={"dtype": torch.float32}
+            )
         except (OSError, ValueError) as err:
             raise ModelError(f"{role}: sentence-transformers cannot load {source!r}: {one_line(err)}") from None
         # sentence-transformers 6 renamed the method; 3.x–5.x only have the old name.
