@@ -42,10 +42,11 @@ def compute_dtype(name: str | None, device: str) -> str:
     bfloat16 on a CPU with native bfloat16 and float32 elsewhere.
 
     On a CPU with AVX512-BF16 MiniLM runs 1.6x as fast in bfloat16. On a GPU a model this small
-    is bound by kernel launches, not arithmetic: float16 autocast ran at 0.94x float32's speed
-    on an H200 (`benchmarks/embed_dtype.py`), so float32 stays the default there. Weights stay
-    float32 and torch's autocast keeps layer norms, softmax and pooling in float32, so a vector
-    moves little (cosine >= 0.9999 to its float32 self, tests/test_text_embed.py): stored
+    is bound by kernel launches, not arithmetic: float16 autocast ran at 0.92x float32's speed
+    and bfloat16 at 0.86x on an H200 (`benchmarks/embed_dtype.py`, docs/scale.md), so float32
+    stays the default there. Weights are float32 (loaded so whatever the checkpoint's dtype)
+    and torch's autocast keeps layer norms, softmax and pooling in float32, so a vector moves
+    little (cosine >= 0.9999 to its float32 self, tests/test_text_embed.py): stored
     vectors and new queries stay comparable whichever dtype made them."""
     if name in (None, "auto"):
         return "bfloat16" if device == "cpu" and native_bfloat16_cpu() else "float32"
