@@ -176,6 +176,21 @@ def test_a_part_of_the_day_weights_the_evidence_recorded_then(language: OfflineL
     assert language.answer(question, ["Walk the dog", "Make coffee", "Bake a cake"], evidence).answer == answer
 
 
+# ---------------------------------------------------------------- how much footage an item spans
+
+
+def test_a_moment_that_names_an_option_outweighs_an_hour_that_names_another(language: OfflineLanguage) -> None:
+    """An hour's summary names much that happened in it; a 30-s caption names what happened
+    then. Both about the question, the summary ranked first: the moment's option wins, and the
+    summary's when it spans 30 s too."""
+    question = "What did Lucia put in the fridge?"
+    options = ["The watermelon", "The milk", "The eggs"]
+    hour = item(3600, "In this hour Lucia cleans the kitchen and puts the milk in the fridge.", 0.9, length=3600)
+    moment = item(5000, "Lucia puts the watermelon in the fridge.", 0.8)
+    assert language.answer(question, options, [hour, moment]).answer == "The watermelon"
+    assert language.answer(question, options, [replace(hour, t_end=hour.t_start + 30), moment]).answer == "The milk"
+
+
 # ---------------------------------------------------------------- time-range options
 
 

@@ -6,7 +6,10 @@ supports 'Make coffee'. The question's *content words* are its lemmas without st
 the cue words below and without words that no evidence item holds (those cannot tell items apart;
 no list of question phrasings is kept).
 
-**Evidence weight.** By rank of retrieval score: 1, 0.83, 0.71, … Cues in the question then
+**Evidence weight.** By rank of retrieval score: 1, 0.83, 0.71, …, times sqrt(60 s / the
+footage the item spans) for an item longer than a minute (`SPECIFIC_S`: a 10-min summary 0.32,
+an hour's 0.13), since the more an item tells of, the likelier a wrong option's words turn up in
+it by chance. Cues in the question then
 reweigh the evidence *about the question* (an item is about it when it holds at least half of
 the question's content words, or as many as the best item holds):
 * a question about an end of the timeline (`intent.time_position`: "most recently", "at the
@@ -101,6 +104,10 @@ COLOUR_WORDS = frozenset({"colour", "color"})
 """Question lemmas that ask for a colour."""
 SEMANTIC_WEIGHT = 0.5
 OFF_CUE = 0.3
+SPECIFIC_S = 60.0
+"""Seconds of footage an evidence item may span and count in full. A longer item (a 10-min or
+1-h summary, a fact held for hours) weighs sqrt(SPECIFIC_S / its span): it tells of more moments
+in as many words, so an option's words turn up in it by chance the more often the more it spans."""
 """Weight factor for evidence that does not match a time cue of the question."""
 TOUCH = 1.0
 """Seconds between two moments or intervals within which they are one (clips abut, give or take)."""
@@ -244,7 +251,8 @@ class OptionScorer:
             for lo, hi in periods:
                 inside |= ((hour >= lo) & (hour < hi)) | ((hour + 24 >= lo) & (hour + 24 < hi))
             weight *= np.where(inside, 1.0, OFF_CUE)
-        return weight
+        spans = np.array([max(e.t_end - e.t_start, 0.0) for e in evidence])
+        return weight * np.sqrt(SPECIFIC_S / np.maximum(spans, SPECIFIC_S))
 
     def _read(self, question: str, evidence: Sequence[Evidence]) -> _Read:
         # An item's words are its sentences' words: lemmatising the whole text as well would
