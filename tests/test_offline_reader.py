@@ -191,6 +191,44 @@ def test_a_moment_that_names_an_option_outweighs_an_hour_that_names_another(lang
     assert language.answer(question, options, [replace(hour, t_end=hour.t_start + 30), moment]).answer == "The milk"
 
 
+# ---------------------------------------------------------------- order
+
+
+ORDER_EVIDENCE = [
+    item(500, "Bob fixes the bicycle in the garage.", 0.9),
+    item(0, "Bob fixes the bicycle, Alice waters the plants and Carol reads.", 0.8, length=600),
+    item(100, "Alice waters the plants on the balcony.", 0.6),
+]
+ORDER_OPTIONS = ["Both at once", "Bob fixing the bicycle", "Alice watering the plants", "Neither happened"]
+
+
+@pytest.mark.parametrize(
+    ("question", "answer"),
+    [
+        ("Did Alice water the plants or did Bob fix the bicycle first?", "Alice watering the plants"),
+        ("Which came later, Alice watering the plants or Bob fixing the bicycle?", "Bob fixing the bicycle"),
+        ("Of Bob fixing the bicycle and Alice watering the plants, which did I see last?", "Bob fixing the bicycle"),
+    ],
+)
+def test_an_order_question_is_read_from_when_each_happening_was_recorded(
+    language: OfflineLanguage, question: str, answer: str
+) -> None:
+    """The clip about Bob ranks first and a 10-min summary names both from its start; the times
+    of the clips that name each happening decide."""
+    assert language.answer(question, ORDER_OPTIONS, ORDER_EVIDENCE).answer == answer
+
+
+def test_an_order_question_finds_a_happening_in_a_windows_finer_captions(language: OfflineLanguage) -> None:
+    """A coarse window's own start says nothing about which of its happenings came first; its
+    finer captions (`Evidence.intervals`) do."""
+    window = replace(
+        ORDER_EVIDENCE[1],
+        intervals=(Span(0, 30, "Carol reads."), Span(30, 60, "Bob fixes the bicycle."), Span(400, 430, "Alice waters the plants.")),
+    )
+    question = "Did Alice water the plants or did Bob fix the bicycle first?"
+    assert language.answer(question, ORDER_OPTIONS, [window]).answer == "Bob fixing the bicycle"
+
+
 # ---------------------------------------------------------------- time-range options
 
 

@@ -133,6 +133,18 @@ def time_position(question: str) -> TimePosition | None:
     return TimePosition(ends[0], frozenset(found[ends[0]]))
 
 
+_LATER = frozenset({"late", "later", "latter", "after", "afterwards", "afterward", "subsequently"})
+
+
+def asks_later(question: str) -> bool:
+    """Whether a question weighing two happenings asks for the later one: an end of time that is
+    the latest ("which did I do last"), or a comparative of lateness ("later", "after")."""
+    position = time_position(question)
+    if position is not None:
+        return position.end == "latest"
+    return any(t.lemma_.lower() in _LATER or t.lower_ in _LATER for t in _parse(question))
+
+
 def asks_about_speech(question: str) -> bool:
     """Whether the question asks about something said: a verb of speech among its lemmas
     ("mention", "told", "was talking about") or a phrasal verb that means one ("brought up",

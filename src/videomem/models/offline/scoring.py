@@ -54,6 +54,11 @@ reads typed evidence fields, never a memory's prose:
   "who brought up the concert", "which person was talking about …"): each option scores by the transcript lines whose
   speaker it names (`Evidence.speech`), the share of the question's content words in the
   line times its item's weight; the speaker of the best-matching line wins.
+* An order question (intent `order`: "… first, X or Y?", "which came later, …"), two of whose
+  options name happenings the evidence records: the option found first wins (the later one when
+  the question asks for it, `intent.asks_later`), each found at the start of the earliest
+  evidence interval whose text names it (`Evidence.spans`: a timeline run, a coarse window's
+  finer captions), never at a summary's own start when it has finer captions.
 * Options that are all amounts of time ("2 hours", "about 45 minutes ago", "a day and a half"):
   a relative-time question (intent `when`, or "… ago" in every option) is measured from the
   cited moment (an evidence item's midpoint) to the query time, which the agent passes as
@@ -96,7 +101,7 @@ from videomem.errors import TimeFormatError
 from videomem.evidence import Evidence, Span
 from videomem.models.engines import TextEmbedder
 from videomem.models.offline.colours import PALETTE
-from videomem.models.offline.intent import SPEECH_CUES, asks_about_speech, question_intent, time_position
+from videomem.models.offline.intent import SPEECH_CUES, asks_about_speech, asks_later, question_intent, time_position
 from videomem.models.offline.nlp import forms, lemmas, quoted_spans, split_sentences, squash, stopwords, words
 from videomem.timeline import DAY, format_clock, format_day, parse_range, parse_time
 
@@ -313,6 +318,10 @@ class OptionScorer:
             speakers = self._speakers(question, options, evidence, read.weight)
             if speakers.any():
                 lexical = speakers
+        elif intent == "order":
+            ordered = self._ordered(question, options, evidence)
+            if ordered is not None:
+                lexical = ordered
         vectors = self.embedder.embed([*options, *(s.text for s in sentences)])
         semantic = (vectors[: len(options)] @ vectors[len(options) :].T * support[None, :]).max(axis=1)
         return lexical + SEMANTIC_WEIGHT * (semantic - semantic.mean()), semantic
@@ -367,6 +376,24 @@ class OptionScorer:
             if whole in sentence.quotes:
                 score += 0.5
         return score
+
+    def _ordered(self, question: str, options: Sequence[str], evidence: Sequence[Evidence]) -> np.ndarray | None:
+        """For a question weighing two happenings in time: 1 for the option whose happening the
+        evidence records first (last, when the question asks for the later one), 0 for the
+        others; None unless two options are found at different times. An option is found at the
+        start of the earliest evidence interval (`Evidence.spans`: a timeline run, a window's
+        finer caption) whose text names it."""
+        found: list[float | None] = []
+        for option in options:
+            starts = [span.t_start for e in evidence for span in e.spans() if self.mentions(option, options, span.text)]
+            found.append(min(starts) if starts else None)
+        times = {t for t in found if t is not None}
+        if len(times) < 2:
+            return None
+        target = max(times) if asks_later(question) else min(times)
+        if found.count(target) > 1:
+            return None
+        return np.array([1.0 if t == target else 0.0 for t in found])
 
     @staticmethod
     def _counted(read: _Read, evidence: Sequence[Evidence]) -> int | None:
