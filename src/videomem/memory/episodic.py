@@ -66,7 +66,7 @@ from videomem.models.tasks.episodic import CaptionRanking, EpisodicTasks, RankCa
 from videomem.models.registry import ModelSet
 from videomem.store import Store
 from videomem.store.clips import scope_sql, speech_in, timeline_kind
-from videomem.store.lexical import LexicalIndex, fuse
+from videomem.store.lexical import LexicalIndex, fused_top
 from videomem.store.vectors import embedder_identity
 
 SOURCE = "episodic"
@@ -430,9 +430,7 @@ class EpisodicMemory:
             kept = self._words[scale] = (graph, LexicalIndex(graph.passage_ids, graph.passage_texts))
         allowed = graph.passage_ids[visible] if visible is not None else None
         words = kept[1].search(query, self.settings.per_scale_k, allowed)
-        fused = fuse([i for i, _ in ranked], [i for i, _ in words])[: self.settings.per_scale_k]
-        best = fused[0][1] if fused else 1.0
-        return [(i, score / best) for i, score in fused]
+        return fused_top(self.settings.per_scale_k, [i for i, _ in ranked], [i for i, _ in words])
 
     def _nested(self, row: sqlite3.Row, scales: Sequence[float]) -> tuple[Span, ...]:
         """The captions of the coarsest finer scale that nests in the window's scale, inside its

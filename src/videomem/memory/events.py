@@ -20,7 +20,7 @@ from videomem.evidence import Evidence
 from videomem.models.registry import ModelSet
 from videomem.store import Store
 from videomem.store.clips import ClipRow, clips_of, speech_in, transcript_of, visible_ids
-from videomem.store.lexical import LexicalIndex, fuse
+from videomem.store.lexical import LexicalIndex, fused_top
 from videomem.store.vectors import VectorIndex, embedder_identity
 
 INDEX_NAME = "events"
@@ -88,9 +88,7 @@ class EventMemory:
             pool = max(top_k, FUSION_POOL)
             meaning = [i for i, _ in self.index.search(query, pool, visible)]
             words = [i for i, _ in self.words.search(query, pool, visible)]
-            fused = fuse(meaning, words)[:top_k]
-            best = fused[0][1] if fused else 1.0
-            hits = [(i, score / best) for i, score in fused]
+            hits = fused_top(top_k, meaning, words)
         else:
             hits = self.index.search(query, top_k, visible)
         if not hits:

@@ -97,3 +97,11 @@ def fuse(*rankings: Sequence[int]) -> list[tuple[int, float]]:
         for rank, i in enumerate(ranking):
             fused[i] = fused.get(i, 0.0) + 1.0 / (RRF_K + rank)
     return sorted(fused.items(), key=lambda item: -item[1])
+
+
+def fused_top(k: int, *rankings: Sequence[int]) -> list[tuple[int, float]]:
+    """The first `k` of `fuse(*rankings)`, each score relative to the best (the first scores 1),
+    as a memory reports scores that are not on the embedder's cosine scale."""
+    fused = fuse(*rankings)[:k]
+    best = fused[0][1] if fused else 1.0
+    return [(i, score / best) for i, score in fused]

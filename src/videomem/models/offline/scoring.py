@@ -109,11 +109,11 @@ COLOUR_WORDS = frozenset({"colour", "color"})
 """Question lemmas that ask for a colour."""
 SEMANTIC_WEIGHT = 0.5
 OFF_CUE = 0.3
+"""Weight factor for evidence that does not match a time cue of the question."""
 SPECIFIC_S = 60.0
 """Seconds of footage an evidence item may span and count in full. A longer item (a 10-min or
 1-h summary, a fact held for hours) weighs sqrt(SPECIFIC_S / its span): it tells of more moments
 in as many words, so an option's words turn up in it by chance the more often the more it spans."""
-"""Weight factor for evidence that does not match a time cue of the question."""
 TOUCH = 1.0
 """Seconds between two moments or intervals within which they are one (clips abut, give or take)."""
 BEST_SENTENCE_CHUNK = 16
