@@ -161,6 +161,28 @@ def test_retrieval_ranks_by_edge_ppr_and_masks_other_videos(tmp_path: Path) -> N
     assert SemanticMemory(store, offline_models()).graph_file().ensure() == "cached", "one graph per process"
 
 
+def test_a_triplet_that_relates_an_entity_to_itself_is_not_retrieved(tmp_path: Path) -> None:
+    # A parse of "I speak, I nod" can make "I" the object of its own verb. Scored by both ends'
+    # PPR, such a triplet counted the hub "I" twice and came before every real relation.
+    facts = [("I", "speak", "I"), ("I", "nod", "I"), ("I", "sit beside", "Lucia"), ("Shure", "play", "guitar")]
+    store = _store(tmp_path, {1: facts, 2: facts})
+    memory = _memory(store)
+    built(memory, PIPELINE)
+    said = _said(memory.retrieve("Who do I sit beside?", 3))
+    assert said[0] == "I sit beside Lucia"
+    assert not {"I speak I", "I nod I"} & set(said)
+
+
+def test_triplets_between_the_same_two_entities_come_in_order_of_closeness_to_the_query(tmp_path: Path) -> None:
+    # Their edges score the same PPR; the tie used to go to the oldest triplet.
+    facts = [("I", "laugh with", "Tasha"), ("I", "walk beside", "Tasha"), ("I", "eat lunch with", "Tasha")]
+    store = _store(tmp_path, {1: facts, 2: facts})
+    memory = _memory(store)
+    built(memory, PIPELINE)
+    assert _said(memory.retrieve("Who do I eat lunch with?", 3))[0] == "I eat lunch with Tasha"
+    assert _said(memory.retrieve("Whom did I walk beside?", 3))[0] == "I walk beside Tasha"
+
+
 class _FailingOnce:
     """The offline language, but `induce_semantic` fails once, at its `at`-th call."""
 

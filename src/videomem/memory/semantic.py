@@ -31,8 +31,10 @@ timelines of the videos given and consolidates them again from the start.
 nodes, one edge per triplet between subject and object, synonym edges) is saved under `index/`
 and masked per query to the triplets valid at `until` whose evidence the question may see. The
 query seeds PPR on the entities of the `linking_top_k` most similar visible triplets, and each
-visible triplet scores PPR(subject) + PPR(object); the best `top_k` are returned with the time
-ranges of their evidence.
+visible triplet scores PPR(subject) + PPR(object) (WorldMM's edge score; a triplet relating an
+entity to itself is left out, as it would count its entity twice); triplets between the same two
+entities tie, and the tie goes to the one closest to the query. The best `top_k` are returned
+with the time ranges of their evidence.
 """
 
 from __future__ import annotations
@@ -427,8 +429,10 @@ class SemanticMemory:
         if not visible.any():
             return []
         vector = np.asarray(self.models.text_embedder.embed([query])[0], dtype=np.float64)
-        scored = self._edge_scores(graph, vector, visible)
-        order = sorted(scored, key=lambda p: (-scored[p], p))[:top_k]
+        scored, similarity = self._edge_scores(graph, vector, visible)
+        # Triplets between the same two entities tie on PPR ("I see Tasha", "I laugh Tasha"):
+        # among them the one closest to the query comes first, not the oldest.
+        order = sorted(scored, key=lambda p: (-scored[p], -similarity[p], p))[:top_k]
         ids = [int(graph.passage_ids[p]) for p in order]
         rows = {
             r["id"]: r
@@ -515,8 +519,11 @@ class SemanticMemory:
                 support.latest = moment
         return out
 
-    def _edge_scores(self, graph: PassageGraph, query: np.ndarray, visible: np.ndarray) -> dict[int, float]:
-        """Passage (triplet) index → PPR(subject) + PPR(object), over the visible triplets."""
+    def _edge_scores(
+        self, graph: PassageGraph, query: np.ndarray, visible: np.ndarray
+    ) -> tuple[dict[int, float], dict[int, float]]:
+        """Passage (triplet) index → PPR(subject) + PPR(object), and → its similarity to the
+        query, over the visible triplets."""
         n_entities = len(graph.entities)
         facts = graph.fact_passages.tocsc()
         ends: dict[int, tuple[int, int]] = {}
@@ -524,9 +531,10 @@ class SemanticMemory:
             found = facts.indices[facts.indptr[p] : facts.indptr[p + 1]]
             if len(found):
                 subject, obj = graph.fact_ends[found[0]]
-                ends[int(p)] = (int(subject), int(obj))
+                if subject != obj:  # "I see I" relates nothing, and would count its entity twice
+                    ends[int(p)] = (int(subject), int(obj))
         if not ends:
-            return {}
+            return {}, {}
         candidates = np.array(sorted(ends))
         similarity = graph.passage_vectors[candidates] @ query
         best = np.argsort(-similarity, kind="stable")[: self.settings.linking_top_k]
@@ -535,7 +543,8 @@ class SemanticMemory:
             for e in set(ends[int(p)]):
                 reset[e] += max(float(score), 1e-6)
         scores = graph.walk(visible).scores(reset, self.settings.damping)[:n_entities]
-        return {p: float(scores[s] + scores[o]) for p, (s, o) in ends.items()}
+        ppr = {p: float(scores[s] + scores[o]) for p, (s, o) in ends.items()}
+        return ppr, dict(zip(candidates.tolist(), similarity.tolist()))
 
     @staticmethod
     def reset(store: Store, video_ids: Sequence[str]) -> None:

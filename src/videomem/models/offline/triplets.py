@@ -230,7 +230,9 @@ def extract(texts: Sequence[str]) -> list[list[Triplet]]:
     for i, found in zip(owners, per_unit):
         for t in found:
             key = (t.subject.lower(), t.relation, t.object.lower())
-            if key not in seen[i] and t.subject.strip() and t.object.strip():
+            # a parse can make a word the object of its own verb ("I and Shure speak I laugh"):
+            # an entity related to itself says nothing
+            if key not in seen[i] and t.subject.strip() and t.object.strip() and entity_key(t.subject) != entity_key(t.object):
                 seen[i].add(key)
                 result[i].append(t)
     return result
