@@ -10,6 +10,7 @@ import pytest
 
 from memory_stores import offline_models
 from videomem.evidence import Count, Evidence, Span, Speech
+from videomem.models.offline.daytime import relative_window
 from videomem.models.offline.language import OfflineLanguage
 
 
@@ -244,3 +245,75 @@ def test_a_count_question_keeps_dashed_options_as_counts(language: OfflineLangua
     boxes = [item(t, "Bob carries a box to the van.", 0.5) for t in (100, 400, 700)]
     out = language.answer("Bob carried a box to the van how many times?", ["1-2", "3-4", "5-6"], boxes)
     assert out.answer == "3-4"
+
+
+# ---------------------------------------------------------------- days named relative to now
+
+DAY = 86400.0
+NOW = 3 * DAY + 15 * 3600  # the fourth day at 15:00
+
+
+@pytest.mark.parametrize(
+    ("phrase", "day", "hours"),
+    [
+        ("Yesterday afternoon", 2, (12, 18)),
+        ("last night", 2, (18, 29)),
+        ("The night before yesterday", 1, (18, 29)),
+        ("the day before yesterday, around noon", 1, (11, 13)),
+        ("Earlier today, in the morning", 3, (5, 12)),
+        ("This evening", 3, (18, 22)),
+        ("Today", 3, (0, 24)),
+        ("3 days ago", 0, (0, 24)),
+        ("two days ago", 1, (0, 24)),
+    ],
+)
+def test_a_day_named_relative_to_now_is_a_stretch_of_the_timeline(phrase: str, day: int, hours: tuple[int, int]) -> None:
+    assert relative_window(phrase, NOW) == (day * DAY + hours[0] * 3600, day * DAY + hours[1] * 3600)
+
+
+@pytest.mark.parametrize("phrase", ["In the afternoon", "At 14:00", "Twice", "Last week's market"])
+def test_a_phrase_that_names_no_day_relative_to_now_is_none(phrase: str) -> None:
+    assert relative_window(phrase, NOW) is None
+
+
+RELATIVE_DAYS = ["This morning", "Yesterday afternoon", "Last night", "The afternoon before yesterday"]
+
+
+def test_options_that_name_days_relative_to_now_are_read_from_when_the_evidence_was_recorded(
+    language: OfflineLanguage,
+) -> None:
+    """The clip that shows the ladder being used was recorded yesterday at 20:40; its words name
+    'this morning' and 'afternoon', which a match on words would take for the answer."""
+    evidence = [
+        item(2 * DAY + 20 * 3600 + 40 * 60, "Kofi climbs the ladder to fix the lamp; he says he meant to do it this morning.", 0.9),
+        item(3 * DAY + 9 * 3600, "Kofi drinks tea in the afternoon sun of the garden.", 0.8),
+    ]
+    question = "At what point did Kofi last climb the ladder?"
+    assert language.answer(question, RELATIVE_DAYS, evidence, now=NOW).answer == "Last night"
+    earlier = [replace(evidence[0], t_start=evidence[0].t_start - DAY - 5 * 3600, t_end=evidence[0].t_end - DAY - 5 * 3600)]
+    assert language.answer(question, RELATIVE_DAYS, earlier, now=NOW).answer == "The afternoon before yesterday"
+
+
+def test_the_occasion_the_question_is_asked_on_is_not_the_last_time_before_it(language: OfflineLanguage) -> None:
+    """Asked while Kofi is on the ladder: the clip ten minutes ago is this occasion; the time
+    before it is the one asked about."""
+    evidence = [
+        item(NOW - 600, "Kofi climbs the ladder again.", 0.9),
+        item(3 * DAY + 8 * 3600, "Kofi climbs the ladder with a bulb.", 0.8),
+    ]
+    options = ["This afternoon", "This morning", "Last night", "Yesterday afternoon"]
+    assert language.answer("When had Kofi last been up the ladder?", options, evidence, now=NOW).answer == "This morning"
+
+
+# ---------------------------------------------------------------- ranks within each memory
+
+
+def test_an_items_rank_is_its_place_among_its_own_memorys_items(language: OfflineLanguage) -> None:
+    """Semantic memory scores a few tenths (a PPR sum) where episodic memory's best is 1.0; its
+    best triplet is its first item, not an item ranked after every caption."""
+    captions = [item(100 * n, f"Mina waits at the corner of {street} street.", 1.0 - 0.1 * n) for n, street in
+                enumerate(["Elm", "Oak", "Pine", "Birch"])]
+    captions.append(item(900, "Mina takes the tram to the library.", 0.5))
+    triplet = item(1000, "Mina usually takes the bus to the library.", 0.3, source="semantic")
+    options = ["By tram", "By bus", "On foot"]
+    assert language.answer("How does Mina get to the library?", options, [*captions, triplet]).answer == "By bus"

@@ -6,7 +6,9 @@ supports 'Make coffee'. The question's *content words* are its lemmas without st
 the cue words below and without words that no evidence item holds (those cannot tell items apart;
 no list of question phrasings is kept).
 
-**Evidence weight.** By rank of retrieval score: 1, 0.83, 0.71, …, times sqrt(60 s / the
+**Evidence weight.** By rank among the items of the memory that returned it, in the order it
+returned them (each memory scores on its own scale: a cosine, a PPR sum, a fused rank; a memory
+whose scores are small is not ranked after another's by them): 1, 0.83, 0.71, …, times sqrt(60 s / the
 footage the item spans) for an item longer than a minute (`SPECIFIC_S`: a 10-min summary 0.32,
 an hour's 0.13), since the more an item tells of, the likelier a wrong option's words turn up in
 it by chance. Cues in the question then
@@ -19,8 +21,8 @@ the question's content words, or as many as the best item holds):
   said so are cues, not content to look for;
 * a clock time ("at 12:35", "DAY2 11:09:42"): items whose range holds it keep their weight,
   others × 0.3;
-* "morning", "afternoon", "evening", "night": items recorded at that time of day keep their
-  weight, others × 0.3.
+* "morning", "noon", "afternoon", "evening", "night" (`daytime.PERIODS`): items recorded at that
+  time of day keep their weight, others × 0.3.
 
 **Lexical support** of an option by a sentence:
 
@@ -50,6 +52,13 @@ reads typed evidence fields, never a memory's prose:
 * Options that are all time ranges in any form `timeline.parse_range` reads ("12:30-13:00",
   "DAY2 11:00 to 11:30"), for a question that is not a count: each scores the best time
   overlap (IoU) with an item about the question, times that item's weight.
+* Options that each name a day relative to now ("this morning", "yesterday at noon", "last
+  night", "the afternoon before yesterday", "2 days ago"; `daytime.relative_window`), for a
+  question that is not a count, when the agent passes the query time as `now`: each scores how
+  well the midpoint of an interval about the question (as for amounts of time below) falls in
+  the stretch of time it names (`daytime.closeness`), times the item's weight, best item first.
+  A moment less than `PRESENT_S` before `now` is the occasion the question is asked on ("when
+  did I last use the knife?", asked holding it), not one it asks about.
 * A who-question about speech (intent `who` and a verb of speech, `intent.asks_about_speech`:
   "who brought up the concert", "which person was talking about …"): each option scores by the transcript lines whose
   speaker it names (`Evidence.speech`), the share of the question's content words in the
@@ -91,6 +100,7 @@ random. Without any evidence the option closest in meaning to the question wins 
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -101,6 +111,7 @@ from videomem.errors import TimeFormatError
 from videomem.evidence import Evidence, Span
 from videomem.models.engines import TextEmbedder
 from videomem.models.offline.colours import PALETTE
+from videomem.models.offline.daytime import PERIODS, closeness, relative_window
 from videomem.models.offline.intent import SPEECH_CUES, asks_about_speech, asks_later, question_intent, time_position
 from videomem.models.offline.nlp import forms, lemmas, quoted_spans, split_sentences, squash, stopwords, words
 from videomem.timeline import DAY, format_clock, format_day, parse_range, parse_time
@@ -114,11 +125,13 @@ SPECIFIC_S = 60.0
 """Seconds of footage an evidence item may span and count in full. A longer item (a 10-min or
 1-h summary, a fact held for hours) weighs sqrt(SPECIFIC_S / its span): it tells of more moments
 in as many words, so an option's words turn up in it by chance the more often the more it spans."""
+PRESENT_S = 1800.0
+"""Seconds before the query time that are still the present occasion, for options that name a
+part of a day ("this morning", "last night"), hours long each."""
 TOUCH = 1.0
 """Seconds between two moments or intervals within which they are one (clips abut, give or take)."""
 BEST_SENTENCE_CHUNK = 16
 """Sentences embedded per call while looking for the best one (a free-form answer)."""
-PERIODS = {"morning": (5, 12), "afternoon": (12, 17), "evening": (17, 22), "night": (22, 29)}
 NUMBERS = {
     "once": 1, "twice": 2, "thrice": 3, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5,
     "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
@@ -229,10 +242,13 @@ class OptionScorer:
         return {w for w in self._content(question) if w not in cues and w not in PLACE_WORDS and w in found}
 
     def _weights(self, question: str, evidence: Sequence[Evidence], about: np.ndarray) -> np.ndarray:
-        by_score = sorted(range(len(evidence)), key=lambda i: (-evidence[i].score, i))
+        # A memory's items come best first, each memory scoring on its own scale (a cosine, a
+        # PPR sum, a fused rank): an item's rank is its place among its own memory's items.
         weight = np.zeros(len(evidence))
-        for rank, i in enumerate(by_score):
-            weight[i] = 1.0 / (1.0 + 0.2 * rank)
+        ranks: Counter[str] = Counter()
+        for i, item in enumerate(evidence):
+            weight[i] = 1.0 / (1.0 + 0.2 * ranks[item.source])
+            ranks[item.source] += 1
         said = set(lemmas(question))  # "in the mornings" names the morning too
         relevant = [i for i in range(len(evidence)) if about[i]]
         periods = [PERIODS[w] for w in said if w in PERIODS]
@@ -310,6 +326,9 @@ class OptionScorer:
         elif all(amounts) and (now is not None or not relative):
             most = read.cover >= read.cover.max() - 1e-9 if len(read.cover) else read.cover.astype(bool)
             lexical = self._elapsed(amounts, evidence, read.weight * most, now if relative else None, read.asked)  # type: ignore[arg-type]
+        elif intent != "count" and now is not None and all(windows := [relative_window(o, now) for o in options]):
+            most = read.cover >= read.cover.max() - 1e-9 if len(read.cover) else read.cover.astype(bool)
+            lexical = self._dated(windows, evidence, read.weight * most, read.asked, now)  # type: ignore[arg-type]
         elif intent == "count" and all(_option_number(o) is not None for o in options):
             count = self._counted(read, evidence) or self._moments(read.asked, evidence, read.cover)
             if count:
@@ -459,6 +478,27 @@ class OptionScorer:
                 measured = now - (span.t_start + span.t_end) / 2 if now is not None else span.duration
                 if measured > 0:
                     out = np.maximum(out, [w * float(np.exp(-abs(np.log(measured / a)))) for a in amounts])
+        return out
+
+    @staticmethod
+    def _dated(
+        windows: Sequence[tuple[float, float]],
+        evidence: Sequence[Evidence],
+        weight: np.ndarray,
+        asked: set[str],
+        now: float,
+    ) -> np.ndarray:
+        """Per option: how well the midpoints of the best-weighted evidence's intervals about the
+        question (`_about`) fall in the stretch of time it names (`daytime.closeness`). A moment
+        less than `PRESENT_S` before `now` is the occasion the question is asked on, not an
+        earlier one it asks about ("when did I last use the knife?", asked holding it)."""
+        out = np.zeros(len(windows))
+        for e, w in zip(evidence, weight):
+            for span in _about(e, asked) if w > 0 else ():
+                middle = (span.t_start + span.t_end) / 2
+                if middle > now - PRESENT_S:
+                    continue
+                out = np.maximum(out, [w * closeness(middle, window) for window in windows])
         return out
 
     @staticmethod

@@ -1,0 +1,70 @@
+"""Parts of the day, and days named relative to now, as English says them: "this morning",
+"yesterday at noon", "last night", "the afternoon before yesterday", "2 days ago".
+
+The offline reader answers an option of this kind from when the evidence was recorded, not
+from the option's words: "yesterday" and "afternoon" are as likely to turn up in a wrong
+moment's text as in the right one's.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+from videomem.models.offline.nlp import words
+from videomem.timeline import DAY
+
+PERIODS: dict[str, tuple[float, float]] = {
+    "morning": (5, 12),
+    "noon": (11, 13),
+    "midday": (11, 13),
+    "afternoon": (12, 18),
+    "evening": (18, 22),
+    "night": (22, 29),
+}
+"""Part of the day → its hours (past 24: the early hours of the next day)."""
+NIGHT_BEFORE = (PERIODS["evening"][0], PERIODS["night"][1])
+"""The hours of "last night", "tonight", "the night before yesterday": the evening as well."""
+_COUNTS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7}
+_DAYS_AGO = re.compile(r"\b(\d+|" + "|".join(_COUNTS) + r")\s+days?\s+ago\b")
+_LAST_NIGHT = re.compile(r"\blast (night|evening)\b")
+
+
+def relative_window(phrase: str, now: float) -> tuple[float, float] | None:
+    """The stretch of the timeline a phrase names relative to `now` (timeline seconds, days of
+    `DAY` from 0), or None when it names no day relative to now ("in the afternoon" alone does
+    not: which day is left open)."""
+    said = words(phrase)
+    text = " ".join(said)
+    parts = [w for w in said if w in PERIODS or w == "tonight"]
+    if "before yesterday" in text:
+        offset = -2
+    elif (found := _DAYS_AGO.search(text)) is not None:
+        count = found.group(1)
+        offset = -(int(count) if count.isdigit() else _COUNTS[count])
+    elif "yesterday" in said or _LAST_NIGHT.search(text):
+        offset = -1
+    elif "today" in said or "tonight" in said or ("this" in said and parts):
+        offset = 0
+    else:
+        return None
+    if len(parts) > 1:
+        return None
+    start_day = (now // DAY + offset) * DAY
+    if not parts:
+        return start_day, start_day + DAY
+    part = parts[0]
+    lo, hi = NIGHT_BEFORE if part in ("night", "tonight") else PERIODS[part]
+    return start_day + lo * 3600, start_day + hi * 3600
+
+
+def closeness(moment: float, window: tuple[float, float]) -> float:
+    """How well a moment fits a window: 1 at its middle, 0.5 at its edges, and outside it
+    0.5 × exp(-hours away), so the nearest window wins when none holds the moment and the
+    narrower one when two do ("at noon" before "in the afternoon" for 12:20)."""
+    start, end = window
+    if start <= moment <= end:
+        half = (end - start) / 2
+        return 1.0 - 0.5 * abs(moment - (start + half)) / half if half > 0 else 1.0
+    gap = start - moment if moment < start else moment - end
+    return 0.5 * math.exp(-gap / 3600)
