@@ -289,6 +289,18 @@ def test_caption_rag_retrieves_with_the_agents_first_query(events_store: Store) 
     assert plain.ask("Which train?", options).trace[0]["arguments"]["query"] == "Which train?"
 
 
+def test_the_offline_agent_searches_a_count_without_its_numbers(events_store: Store) -> None:
+    """Options that are quantities would pull the search towards any text that says "two"; the
+    baseline keeps its one query, question and options."""
+    options = ["Twice", "Four times", "Six times"]
+    question = "How many times did the train stop?"
+    trace = Agent(events_store, offline_models(), load_agent()).ask(question, options).trace
+    searches = [s["arguments"]["query"] for s in trace if s["tool"] == "video.retrieval"]
+    assert searches == [question], "one search, for the question alone: none per option"
+    fair = Agent(events_store, _Models([]), load_agent(default_path("agents", "caption-rag")))
+    assert fair.ask(question, options).trace[0]["arguments"]["query"] == " ".join([question, *options])
+
+
 def test_caption_rag_is_one_shot_over_events(events_store: Store) -> None:
     cfg = load_agent(default_path("agents", "caption-rag"))
     assert (cfg.kind, cfg.top_k) == ("caption_rag", 10)

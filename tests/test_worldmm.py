@@ -154,7 +154,7 @@ def _state(question: str, memories: Sequence[str], history: list[RoundRecord] | 
         ("Which drink does Alice prefer?", "semantic", "prefer"),
         ("What colour was the mug on the desk?", "visual", "colour"),
         ("What was Bob wearing at the market?", "visual", "wear"),
-        ("When did I last open the fridge?", "episodic", "last"),
+        ("What did I do last at the fridge?", "episodic", "last"),
         ("What happened after lunch?", "episodic", "after"),
     ],
 )
@@ -183,6 +183,25 @@ def test_offline_planner_picks_the_memory_by_question_kind(question: str, memory
 )
 def test_question_intent_is_read_from_the_interrogative_phrase(question: str, intent: str | None) -> None:
     assert question_intent(question) == intent
+
+
+@pytest.mark.parametrize(
+    ("question", "options", "kept"),
+    [
+        ("How frequently did Lucia refill the kettle?", ["Twice", "Five times"], False),
+        ("At what point did Kofi last climb the ladder?", ["This morning", "Last night"], False),
+        ("How long did the board game go on?", ["20 minutes", "An hour"], False),
+        ("Which came first, the rain or the barbecue?", ["The rain", "The barbecue"], True),
+        ("What did Lucia put in the fridge?", ["The watermelon", "The milk"], True),
+    ],
+)
+def test_options_that_are_quantities_stay_out_of_the_query(question: str, options: list[str], kept: bool) -> None:
+    """A count's, a duration's or a time's options would pull the search towards any text that
+    says "five" or "night"; an order's options are the happenings to find."""
+    state = RetrievalState(question, options, {"episodic": "episodic"}, [], 1, 5)
+    decision = choose_memory(state)
+    assert decision.query.startswith(question)
+    assert (options[1] in decision.query) == kept
 
 
 def test_offline_planner_routes_counts_orders_durations_and_times_to_timeline_first() -> None:

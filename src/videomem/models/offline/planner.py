@@ -3,14 +3,15 @@
 ReAct (`plan`):
 
 1. `video.retrieval` with the question and the options as the query (or `video.rag` when
-   retrieval is not offered);
+   retrieval is not offered), the question alone when its options are quantities (a count's,
+   a duration's, a time's: `QUANTITY_INTENTS`);
 2. each memory tool the profile offers (`memory.<name>`, e.g. `memory.episodic` in
    agents/worldmm.yaml), once, in the profile's order, with the same query: a profile names a
    memory tool to have it consulted, and the planner cannot tell in advance which memory
    holds the answer (a moment, an activity over minutes, an object's state);
 3. `video.qa` on the moment the question names, if it names one;
-4. for a multiple-choice question, one more search for each option whose distinguishing words
-   appear nowhere in what was found yet ("Walk the dog. What do I usually do in the evening?"),
+4. for a multiple-choice question whose options are not quantities, one more search for each
+   option whose distinguishing words appear nowhere in what was found yet ("Walk the dog. What do I usually do in the evening?"),
    so that every option gets the chance to be supported, not only those the first query favoured;
 5. `video.qa` on the best retrieved range, only for a multiple-choice question that the
    retrieved text does not settle (the two best options score within MARGIN of each other, all
@@ -33,6 +34,8 @@ the cue, so the trace says why each memory was chosen. Before the kind, the ques
 (`intent.py`, read from its parse): a count, an order, a duration or a time sends the first
 round to timeline memory when the profile offers it (arithmetic on intervals answers those);
 a question of another intent does not search it (its intervals would only crowd out content).
+A query is the question and its options, but the question alone for visual memory and for a
+count, a duration or a time (`QUANTITY_INTENTS`), whose options are numbers and times.
 """
 
 from __future__ import annotations
@@ -53,6 +56,8 @@ MEMORY_PREFIX = "memory."
 MARGIN = 0.1
 AROUND = 5.0
 """Seconds either side of a time named in the question that video.qa looks at."""
+QUANTITY_INTENTS = frozenset({"count", "duration", "when"})
+"""Intents whose options are quantities (a number, an amount of time, a time), not content."""
 
 
 
@@ -84,7 +89,8 @@ def plan(state: AgentState, margin_of: Callable[[str], float], mentions: Callabl
         return ToolCall(thought="Last allowed step: answer from what was gathered.", tool=FINISH, arguments={})
     used = {h.tool for h in state.history}
     search = RETRIEVAL if RETRIEVAL in tools else RAG if RAG in tools else None
-    query = search_text(state.question, state.choices)
+    quantities = question_intent(state.question) in QUANTITY_INTENTS
+    query = state.question if quantities else search_text(state.question, state.choices)
     if search and search not in used:
         return ToolCall(
             thought="Search the memory for the question and its options.",
@@ -108,7 +114,7 @@ def plan(state: AgentState, margin_of: Callable[[str], float], mentions: Callabl
     searches = [h for h in state.history if h.tool == search or h.tool.startswith(MEMORY_PREFIX)]
     found = "\n".join(h.observation for h in searches)
     gathered = [e for h in searches for e in h.evidence]
-    if search and state.choices:
+    if search and state.choices and not quantities:
         asked = {h.arguments.get("query") for h in state.history if h.tool == search}
         for option in state.choices:
             query = f"{option}. {state.question}"
@@ -181,9 +187,12 @@ def choose_memory(state: RetrievalState) -> RetrievalDecision:
             return RetrievalDecision(decision="answer", reason="Every memory was searched: answer.")
         memory = rest[0]
         reason = f"Search {memory} memory as well, for what the question's kind did not cover."
-    # Options are left out of a visual query: their colours or looks would pull the search
-    # towards every option alike.
-    parts = [state.question] if memory == "visual" else [state.question, *(state.choices or [])]
+    # Options are left out of a visual query (their colours or looks would pull the search
+    # towards every option alike) and out of any query for a count, a duration or a time: such
+    # options are numbers and times ("3 times", "yesterday afternoon"), which only pull the
+    # search towards whatever text says "afternoon".
+    quantities = memory == "visual" or intent in QUANTITY_INTENTS
+    parts = [state.question] if quantities else [state.question, *(state.choices or [])]
     return RetrievalDecision(decision="search", memory=memory, query=" ".join(parts), reason=reason)
 
 
