@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import re
 
-from videomem.models.offline.nlp import words
+from videomem.models.offline.nlp import NUMBERS, words
 from videomem.timeline import DAY
 
 PERIODS: dict[str, tuple[float, float]] = {
@@ -25,8 +25,7 @@ PERIODS: dict[str, tuple[float, float]] = {
 """Part of the day → its hours (past 24: the early hours of the next day)."""
 NIGHT_BEFORE = (PERIODS["evening"][0], PERIODS["night"][1])
 """The hours of "last night", "tonight", "the night before yesterday": the evening as well."""
-_COUNTS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7}
-_DAYS_AGO = re.compile(r"\b(\d+|" + "|".join(_COUNTS) + r")\s+days?\s+ago\b")
+_DAYS_AGO = re.compile(r"\b(\d+|" + "|".join(NUMBERS) + r")\s+days?\s+ago\b")
 _LAST_NIGHT = re.compile(r"\blast (night|evening)\b")
 
 
@@ -41,7 +40,7 @@ def relative_window(phrase: str, now: float) -> tuple[float, float] | None:
         offset = -2
     elif (found := _DAYS_AGO.search(text)) is not None:
         count = found.group(1)
-        offset = -(int(count) if count.isdigit() else _COUNTS[count])
+        offset = -(int(count) if count.isdigit() else NUMBERS[count])
     elif "yesterday" in said or _LAST_NIGHT.search(text):
         offset = -1
     elif "today" in said or "tonight" in said or ("this" in said and parts):

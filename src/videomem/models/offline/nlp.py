@@ -81,6 +81,11 @@ def stopwords() -> frozenset[str]:
 
 
 _WORD = re.compile(r"[a-z0-9]+")
+NUMBERS = {
+    "once": 1, "twice": 2, "thrice": 3, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5,
+    "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
+}
+"""Number words and what they count."""
 
 
 def words(text: str) -> list[str]:

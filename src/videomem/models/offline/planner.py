@@ -191,8 +191,8 @@ def choose_memory(state: RetrievalState) -> RetrievalDecision:
     # towards every option alike) and out of any query for a count, a duration or a time: such
     # options are numbers and times ("3 times", "yesterday afternoon"), which only pull the
     # search towards whatever text says "afternoon".
-    quantities = memory == "visual" or intent in QUANTITY_INTENTS
-    parts = [state.question] if quantities else [state.question, *(state.choices or [])]
+    question_only = memory == "visual" or intent in QUANTITY_INTENTS
+    parts = [state.question] if question_only else [state.question, *(state.choices or [])]
     return RetrievalDecision(decision="search", memory=memory, query=" ".join(parts), reason=reason)
 
 

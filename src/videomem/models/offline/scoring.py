@@ -113,7 +113,7 @@ from videomem.models.engines import TextEmbedder
 from videomem.models.offline.colours import PALETTE
 from videomem.models.offline.daytime import PERIODS, closeness, relative_window
 from videomem.models.offline.intent import SPEECH_CUES, asks_about_speech, asks_later, question_intent, time_position
-from videomem.models.offline.nlp import forms, lemmas, quoted_spans, split_sentences, squash, stopwords, words
+from videomem.models.offline.nlp import NUMBERS, forms, lemmas, quoted_spans, split_sentences, squash, stopwords, words
 from videomem.timeline import DAY, format_clock, format_day, parse_range, parse_time
 
 COLOUR_WORDS = frozenset({"colour", "color"})
@@ -132,10 +132,6 @@ TOUCH = 1.0
 """Seconds between two moments or intervals within which they are one (clips abut, give or take)."""
 BEST_SENTENCE_CHUNK = 16
 """Sentences embedded per call while looking for the best one (a free-form answer)."""
-NUMBERS = {
-    "once": 1, "twice": 2, "thrice": 3, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5,
-    "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
-}
 PLACE_WORDS = frozenset(
     "top bottom left right front back up down on off in out under over above below behind before after "
     "inside outside".split()
@@ -324,11 +320,9 @@ class OptionScorer:
         if intent != "count" and all(ranges):
             lexical = np.array([self._overlap(r, evidence, read.weight * read.cover) for r in ranges])
         elif all(amounts) and (now is not None or not relative):
-            most = read.cover >= read.cover.max() - 1e-9 if len(read.cover) else read.cover.astype(bool)
-            lexical = self._elapsed(amounts, evidence, read.weight * most, now if relative else None, read.asked)  # type: ignore[arg-type]
+            lexical = self._elapsed(amounts, evidence, read.weight * _most_about(read), now if relative else None, read.asked)  # type: ignore[arg-type]
         elif intent != "count" and now is not None and all(windows := [relative_window(o, now) for o in options]):
-            most = read.cover >= read.cover.max() - 1e-9 if len(read.cover) else read.cover.astype(bool)
-            lexical = self._dated(windows, evidence, read.weight * most, read.asked, now)  # type: ignore[arg-type]
+            lexical = self._dated(windows, evidence, read.weight * _most_about(read), read.asked, now)  # type: ignore[arg-type]
         elif intent == "count" and all(_option_number(o) is not None for o in options):
             count = self._counted(read, evidence) or self._moments(read.asked, evidence, read.cover)
             if count:
@@ -541,6 +535,12 @@ class OptionScorer:
                 if score > best_score or (score == best_score and i < best):
                     best, best_score = int(i), float(score)
         return read.sentences[best].text
+
+
+def _most_about(read: _Read) -> np.ndarray:
+    """Per evidence item: whether it holds as large a share of the question's content words as
+    any item does (the items a time is measured on)."""
+    return read.cover >= read.cover.max() - 1e-9 if len(read.cover) else read.cover.astype(bool)
 
 
 def _about(item: Evidence, asked: set[str]) -> list[Span]:
