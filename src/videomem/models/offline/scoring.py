@@ -68,14 +68,22 @@ reads typed evidence fields, never a memory's prose:
   the question asks for it, `intent.asks_later`), each found at the start of the earliest
   evidence interval whose text names it (`Evidence.spans`: a timeline run, a coarse window's
   finer captions), never at a summary's own start when it has finer captions.
+* Options that each name a place in the recording ("around minute 4", "the 5-minute mark",
+  "at 04:10"; `position.recording_window`), for a question that is not a count: each scores how
+  well the midpoint of a run of evidence about the question (`_runs`, below) falls in its
+  place (`daytime.closeness`, distances in units of the options' spacing), times the run's
+  weight, best run first.
 * Options that are all amounts of time ("2 hours", "about 45 minutes ago", "a day and a half"):
   a relative-time question (intent `when`, or "… ago" in every option) is measured from the
-  cited moment (an evidence item's midpoint) to the query time, which the agent passes as
-  `now` (without it, no rule); any other asks how long something lasted, the duration of an
-  evidence item's intervals (`Evidence.spans`, chosen and merged as for a count: a 10-min window
-  whose finer captions name the activity only in its last 3 minutes measures 3 minutes). Only the items most about the question are measured (the largest share of its
-  content words); each option scores exp(-|ln(measured / its amount)|) times the item's weight,
-  best item first: arithmetic on the evidence's times, not words.
+  cited moment (a run's midpoint) to the query time, which the agent passes as `now` (without
+  it, no rule); any other asks how long something lasted, the duration of a run. A run (`_runs`)
+  is made of the intervals about the question (`Evidence.spans`, chosen as for a count: a
+  10-min window whose finer captions name the activity only in its last 3 minutes gives those
+  3 minutes) of the items most about it (the largest share of its content words), a coarser
+  interval left out where a finer one inside it is found, and those that touch merged across
+  items (three consecutive clips of one activity are one run). Each option scores
+  exp(-|ln(measured / its amount)|) times the run's best item weight, best run first:
+  arithmetic on the evidence's times, not words.
 
 **Speech nobody transcribed.** A multiple-choice question that asks what was said
 (`intent.asks_about_speech`: a verb of speech, "say", "tell", "mention", "hear", …, or a phrasal
@@ -113,7 +121,10 @@ from videomem.models.engines import TextEmbedder
 from videomem.models.offline.colours import PALETTE
 from videomem.models.offline.daytime import PERIODS, closeness, relative_window
 from videomem.models.offline.intent import SPEECH_CUES, asks_about_speech, asks_later, question_intent, time_position
-from videomem.models.offline.nlp import NUMBERS, forms, lemmas, quoted_spans, split_sentences, squash, stopwords, words
+from videomem.models.offline.nlp import (
+    NUMBERS, forms, lemmas, quoted_spans, split_sentences, squash, stopwords, unit_seconds, words,
+)
+from videomem.models.offline.position import recording_window
 from videomem.timeline import DAY, format_clock, format_day, parse_range, parse_time
 
 COLOUR_WORDS = frozenset({"colour", "color"})
@@ -140,8 +151,6 @@ _KEEP = PLACE_WORDS | frozenset(NUMBERS) | frozenset({"first", "last"})
 _CUES = frozenset(PERIODS) | {"late", "early", "many", "time"}
 """Words that steer weighting or counting, not content to look for ('latest' lemmatises to 'late');
 the words that ask for an end of the timeline (`time_position`) are dropped per question."""
-UNIT_SECONDS = {"second": 1.0, "sec": 1.0, "minute": 60.0, "min": 60.0, "hour": 3600.0, "hr": 3600.0, "day": DAY,
-                "week": 7 * DAY}
 _AMOUNT = re.compile(
     r"\b(half an?|an?|\d+(?:\.\d+)?|" + "|".join(sorted(NUMBERS, key=len, reverse=True)) + r")\s+"
     r"(seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?)\b(\s+and\s+a\s+half)?",
@@ -179,7 +188,7 @@ def option_seconds(option: str) -> float | None:
     for amount, unit, half in _AMOUNT.findall(option.lower()):
         value = 0.5 if amount.startswith("half") else 1.0 if amount in ("a", "an") else NUMBERS.get(amount)
         value = float(amount) if value is None else value
-        total += (value + (0.5 if half else 0.0)) * UNIT_SECONDS[unit.rstrip("s") if unit != "secs" else "sec"]
+        total += (value + (0.5 if half else 0.0)) * unit_seconds(unit)
         found = True
     return total if found and total > 0 else None
 
@@ -319,8 +328,11 @@ class OptionScorer:
         relative = intent == "when" or all("ago" in words(o) for o in options)
         if intent != "count" and all(ranges):
             lexical = np.array([self._overlap(r, evidence, read.weight * read.cover) for r in ranges])
+        elif intent != "count" and all(places := [recording_window(o) for o in options]):
+            lexical = self._placed(places, _runs(evidence, read.weight * _most_about(read), read.asked))  # type: ignore[arg-type]
         elif all(amounts) and (now is not None or not relative):
-            lexical = self._elapsed(amounts, evidence, read.weight * _most_about(read), now if relative else None, read.asked)  # type: ignore[arg-type]
+            runs = _runs(evidence, read.weight * _most_about(read), read.asked)
+            lexical = self._elapsed(amounts, runs, now if relative else None)  # type: ignore[arg-type]
         elif intent != "count" and now is not None and all(windows := [relative_window(o, now) for o in options]):
             lexical = self._dated(windows, evidence, read.weight * _most_about(read), read.asked, now)  # type: ignore[arg-type]
         elif intent == "count" and all(_option_number(o) is not None for o in options):
@@ -460,18 +472,28 @@ class OptionScorer:
         return count
 
     @staticmethod
-    def _elapsed(
-        amounts: Sequence[float], evidence: Sequence[Evidence], weight: np.ndarray, now: float | None, asked: set[str]
-    ) -> np.ndarray:
+    def _elapsed(amounts: Sequence[float], runs: Sequence[tuple[Span, float]], now: float | None) -> np.ndarray:
         """Per option: how close its amount of time is to the one measured on the best-weighted
-        evidence's intervals about the question (`_about`: time since an interval's midpoint up
-        to `now`; its duration when `now` is None)."""
+        run of evidence about the question (`_runs`): the time since its midpoint up to `now`,
+        its duration when `now` is None."""
         out = np.zeros(len(amounts))
-        for e, w in zip(evidence, weight):
-            for span in _about(e, asked) if w > 0 else ():
-                measured = now - (span.t_start + span.t_end) / 2 if now is not None else span.duration
-                if measured > 0:
-                    out = np.maximum(out, [w * float(np.exp(-abs(np.log(measured / a)))) for a in amounts])
+        for span, w in runs:
+            measured = now - (span.t_start + span.t_end) / 2 if now is not None else span.duration
+            if measured > 0:
+                out = np.maximum(out, [w * float(np.exp(-abs(np.log(measured / a)))) for a in amounts])
+        return out
+
+    @staticmethod
+    def _placed(places: Sequence[tuple[float, float]], runs: Sequence[tuple[Span, float]]) -> np.ndarray:
+        """Per option: how well the midpoint of the best-weighted run of evidence about the
+        question (`_runs`) falls in the stretch of the recording it names
+        (`position.recording_window`), distances counted in units of the options' spacing."""
+        centres = sorted({(a + b) / 2 for a, b in places})
+        scale = min((b - a for a, b in zip(centres, centres[1:])), default=60.0)
+        out = np.zeros(len(places))
+        for span, w in runs:
+            middle = (span.t_start + span.t_end) / 2
+            out = np.maximum(out, [w * closeness(middle, place, scale) for place in places])
         return out
 
     @staticmethod
@@ -541,6 +563,28 @@ def _most_about(read: _Read) -> np.ndarray:
     """Per evidence item: whether it holds as large a share of the question's content words as
     any item does (the items a time is measured on)."""
     return read.cover >= read.cover.max() - 1e-9 if len(read.cover) else read.cover.astype(bool)
+
+
+def _runs(evidence: Sequence[Evidence], weight: np.ndarray, asked: set[str]) -> list[tuple[Span, float]]:
+    """The stretches of time the weighted evidence shows the asked-about thing in, each with the
+    best weight of the items that show it: the items' intervals about the question (`_about`),
+    a coarser interval left out where a finer one inside it is found (a 30-s clip bounds an
+    activity, the 10-min window that holds it does not), and those that touch in time merged
+    across items (an activity seen in three consecutive clips lasted as long as the three)."""
+    spans = [(e.video_id, span, float(w)) for e, w in zip(evidence, weight) if w > 0 for span in _about(e, asked)]
+    finest = [
+        (video, span, w) for video, span, w in spans
+        if not any(v == video and inner.duration < span.duration
+                   and span.t_start <= inner.t_start and inner.t_end <= span.t_end for v, inner, _ in spans)
+    ]
+    runs: list[tuple[str, Span, float]] = []
+    for video, span, w in sorted(finest, key=lambda x: (x[0], x[1].t_start, x[1].t_end)):
+        if runs and runs[-1][0] == video and span.t_start <= runs[-1][1].t_end + TOUCH:
+            _, last, best = runs[-1]
+            runs[-1] = (video, Span(last.t_start, max(last.t_end, span.t_end), last.text), max(best, w))
+        else:
+            runs.append((video, span, w))
+    return [(span, w) for _, span, w in runs]
 
 
 def _about(item: Evidence, asked: set[str]) -> list[Span]:
