@@ -247,6 +247,23 @@ def test_an_order_question_finds_a_happening_in_a_windows_finer_captions(languag
 # ---------------------------------------------------------------- time-range options
 
 
+def test_an_option_named_far_from_the_questions_words_in_a_long_sentence_is_not_what_it_says(
+    language: OfflineLanguage,
+) -> None:
+    """A long caption names Lena twenty words after the repair; the next one says who helped."""
+    evidence = [
+        item(100, "Omar repairs the bicycle in the yard while the radio plays an old song and the cat sleeps on "
+                  "the warm sofa near the window and Lena waters the plants.", 0.9),
+        item(130, "Yusuf helps Omar repair the bicycle.", 0.8),
+    ]
+    options = ["Lena", "Yusuf", "Mira"]
+    assert language.answer("Who gave Omar a hand fixing the bicycle?", options, evidence).answer == "Yusuf"
+    near = [replace(evidence[0], text="Omar and Lena repair the bicycle in the yard."), evidence[1]]
+    assert language.answer("Who gave Omar a hand fixing the bicycle?", options, near).answer == "Lena", (
+        "named beside the repair in the first caption, Lena is the better-ranked answer"
+    )
+
+
 def test_time_range_options_are_read_by_the_timeline_parser(language: OfflineLanguage) -> None:
     evidence = [item(300, "Alice opens the garden gate.", 0.6, length=10), item(100, "Bob waters the plants.", 0.5, length=10)]
     seconds = ["90 to 120", "290 to 320", "780 to 810"]

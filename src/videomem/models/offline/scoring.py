@@ -28,8 +28,12 @@ the question's content words, or as many as the best item holds):
 
     weight × (0.3 + 0.7 × relevance) × coverage
 
-* relevance: the share of the question's content words in the sentence, or 0.8 × that share
-  in the whole evidence item (a location header and an action shown in one clip belong together);
+* relevance: the share of the question's content words within `NEAR` (8) words of the option's
+  own words in the sentence (a glossed 30-s caption is one long sentence, and a name twenty
+  words away from the question's verb is not who did it), or half the sentence's share,
+  whichever is larger; the sentence's share is the share of the question's content words in
+  it, or 0.8 × that share in the whole evidence item (a location header and an action shown in
+  one clip belong together);
 * coverage: the weighted share of the option's distinguishing words in the sentence (words
   that every option has and stopwords are dropped; numbers and place words are kept, place words
   at half weight), + 0.5 when the whole option appears letters-and-digits-only ('ROOM418' =
@@ -142,6 +146,10 @@ part of a day ("this morning", "last night"), hours long each."""
 TOUCH = 1.0
 """Seconds between two moments or intervals within which they are one (clips abut, give or take)."""
 BEST_SENTENCE_CHUNK = 16
+NEAR = 8
+"""Words either side of an option's word that count as near it: about a clause."""
+SENTENCE_SHARE = 0.5
+"""What the question's words elsewhere in the sentence count for, against near the option."""
 """Sentences embedded per call while looking for the best one (a free-form answer)."""
 PLACE_WORDS = frozenset(
     "top bottom left right front back up down on off in out under over above below behind before after "
@@ -209,6 +217,8 @@ class _Sentence:
     words: frozenset[str]
     squashed: str
     quotes: frozenset[str]
+    tokens: tuple[frozenset[str], ...]
+    """Each word's forms, in order (how near two words are)."""
 
 
 @dataclass(frozen=True)
@@ -218,6 +228,8 @@ class _Read:
     sentences: list[_Sentence]
     support: np.ndarray
     """Per sentence: its item's weight × how much the sentence is about the question."""
+    share: np.ndarray
+    """Per sentence: the share of the question's content words in it (or 0.8 × its item's)."""
     weight: np.ndarray
     """Per evidence item."""
     cover: np.ndarray
@@ -287,7 +299,8 @@ class OptionScorer:
         for i, item in enumerate(evidence):
             for text in split_sentences(item.text):
                 quotes = frozenset(squash(text[a + 1 : b - 1]) for a, b in quoted_spans(text))
-                sentences.append(_Sentence(text, i, frozenset(forms(text)), squash(text), quotes))
+                tokens = tuple(frozenset(forms(w)) for w in words(text))
+                sentences.append(_Sentence(text, i, frozenset().union(*tokens), squash(text), quotes, tokens))
         item_words: list[set[str]] = [set() for _ in evidence]
         for sentence in sentences:
             item_words[sentence.item] |= sentence.words
@@ -296,14 +309,11 @@ class OptionScorer:
         best = item_cover.max() if len(item_cover) else 0.0
         about = (item_cover >= min(0.5, best)) & (item_cover > 0) if asked else np.ones(len(evidence), bool)
         weight = self._weights(question, evidence, about)
-        relevance = np.array(
-            [
-                0.3 + 0.7 * max(len(asked & s.words) / len(asked), 0.8 * item_cover[s.item]) if asked else 1.0
-                for s in sentences
-            ]
+        share = np.array(
+            [max(len(asked & s.words) / len(asked), 0.8 * item_cover[s.item]) if asked else 1.0 for s in sentences]
         )
-        support = relevance * np.array([weight[s.item] for s in sentences]) if sentences else np.zeros(0)
-        return _Read(sentences, support, weight, item_cover, asked)
+        support = (0.3 + 0.7 * share) * np.array([weight[s.item] for s in sentences]) if sentences else np.zeros(0)
+        return _Read(sentences, support, share, weight, item_cover, asked)
 
     # ------------------------------------------------------------ options
 
@@ -321,7 +331,8 @@ class OptionScorer:
             return SEMANTIC_WEIGHT * (semantic - semantic.mean()), semantic
         common = set.intersection(*(set(self._content(o)) for o in options)) if len(options) > 1 else set()
         for k, option in enumerate(options):
-            lexical[k] = max(support[j] * self._coverage(option, common, s) for j, s in enumerate(sentences))
+            distinct = self._option_words(option, common)
+            lexical[k] = max(self._support(read, j, option, distinct) for j in range(len(sentences)))
         ranges = [_option_range(o) for o in options]
         amounts = [option_seconds(o) for o in options]
         intent = question_intent(question)
@@ -388,10 +399,31 @@ class OptionScorer:
             return []
         return [e for e in evidence if any(not line.transcribed for line in e.speech)]
 
-    def _coverage(self, option: str, common: set[str], sentence: _Sentence) -> float:
+    def _option_words(self, option: str, common: set[str]) -> list[str]:
+        """The option's words that the scorer looks for: its content words that not every option
+        has (all its words that not every option has, when it has no content word of its own)."""
         distinct = [w for w in dict.fromkeys(self._content(option)) if w not in common]
-        if not distinct:
-            distinct = [w for w in dict.fromkeys(lemmas(option)) if w not in common]
+        return distinct or [w for w in dict.fromkeys(lemmas(option)) if w not in common]
+
+    def _support(self, read: _Read, j: int, option: str, distinct: list[str]) -> float:
+        """How well sentence `j` supports the option: weight × (0.3 + 0.7 × relevance) × coverage,
+        where relevance is the share of the question's content words within `NEAR` words of the
+        option's own (a glossed 30-s caption is one long sentence; a name twenty words from the
+        question's verb is not who did it), or `SENTENCE_SHARE` × the whole sentence's share,
+        whichever is larger."""
+        sentence = read.sentences[j]
+        coverage = self._coverage(option, distinct, sentence)
+        if not coverage:
+            return 0.0
+        share = read.share[j]
+        wanted = set(distinct)
+        at = [i for i, token in enumerate(sentence.tokens) if token & wanted]
+        if read.asked and at:
+            near = frozenset().union(*(t for i in at for t in sentence.tokens[max(0, i - NEAR) : i + NEAR + 1]))
+            share = max(len(read.asked & near) / len(read.asked), SENTENCE_SHARE * share)
+        return float(read.weight[sentence.item]) * (0.3 + 0.7 * share) * coverage
+
+    def _coverage(self, option: str, distinct: list[str], sentence: _Sentence) -> float:
         weights = {w: 0.5 if w in PLACE_WORDS else 1.0 for w in distinct}
         total = sum(weights.values())
         score = sum(weights[w] for w in distinct if w in sentence.words) / total if total else 0.0
