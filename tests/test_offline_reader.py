@@ -264,6 +264,19 @@ def test_an_option_named_far_from_the_questions_words_in_a_long_sentence_is_not_
     )
 
 
+def test_an_option_several_items_support_leads_one_a_single_item_names(language: OfflineLanguage) -> None:
+    """The best-ranked clip says spelt, the next two say rye: the evidence as a whole says rye."""
+    evidence = [
+        item(100, "Piotr bakes the bread with spelt flour.", 0.9),
+        item(400, "Piotr bakes bread with rye flour.", 0.8),
+        item(700, "The rye flour for the bread is nearly used up after Piotr baked.", 0.7),
+    ]
+    options = ["Spelt", "Rye", "Corn"]
+    question = "Which flour went into the bread Piotr baked?"
+    assert language.answer(question, options, evidence).answer == "Rye"
+    assert language.answer(question, options, evidence[:2]).answer == "Spelt", "one item each: the better-ranked wins"
+
+
 def test_time_range_options_are_read_by_the_timeline_parser(language: OfflineLanguage) -> None:
     evidence = [item(300, "Alice opens the garden gate.", 0.6, length=10), item(100, "Bob waters the plants.", 0.5, length=10)]
     seconds = ["90 to 120", "290 to 320", "780 to 810"]

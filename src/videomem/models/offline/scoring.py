@@ -39,7 +39,10 @@ the question's content words, or as many as the best item holds):
   at half weight), + 0.5 when the whole option appears letters-and-digits-only ('ROOM418' =
   'ROOM 418'), + 0.5 more when it equals a quoted string there (on-screen text, speech).
 
-An option's lexical score is its best sentence's support.
+An option's lexical score adds up what the evidence as a whole says for it: its best support in
+each item, the three best items' summed with weights 1, 1/2, 1/4 (`AGREEMENT`), so an option
+that several items support (a clip, the fact drawn from it, the window that holds it) leads one
+that a single item names by chance.
 
 **Some question shapes get an explicit rule**, because no sentence states their answer; each
 reads typed evidence fields, never a memory's prose:
@@ -149,6 +152,8 @@ BEST_SENTENCE_CHUNK = 16
 NEAR = 8
 """Words either side of an option's word that count as near it: about a clause."""
 SENTENCE_SHARE = 0.5
+AGREEMENT = (1.0, 0.5, 0.25)
+"""What an option's best, second and third items' supports count for in its lexical score."""
 """What the question's words elsewhere in the sentence count for, against near the option."""
 """Sentences embedded per call while looking for the best one (a free-form answer)."""
 PLACE_WORDS = frozenset(
@@ -332,7 +337,10 @@ class OptionScorer:
         common = set.intersection(*(set(self._content(o)) for o in options)) if len(options) > 1 else set()
         for k, option in enumerate(options):
             distinct = self._option_words(option, common)
-            lexical[k] = max(self._support(read, j, option, distinct) for j in range(len(sentences)))
+            best: dict[int, float] = {}
+            for j, sentence in enumerate(sentences):
+                best[sentence.item] = max(best.get(sentence.item, 0.0), self._support(read, j, option, distinct))
+            lexical[k] = sum(w * v for w, v in zip(AGREEMENT, sorted(best.values(), reverse=True)))
         ranges = [_option_range(o) for o in options]
         amounts = [option_seconds(o) for o in options]
         intent = question_intent(question)
