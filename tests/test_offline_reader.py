@@ -277,6 +277,19 @@ def test_an_option_several_items_support_leads_one_a_single_item_names(language:
     assert language.answer(question, options, evidence[:2]).answer == "Spelt", "one item each: the better-ranked wins"
 
 
+def test_a_question_word_an_option_repeats_makes_no_sentence_about_the_question(language: OfflineLanguage) -> None:
+    """"room" is the question's word and the living room's: captions that only name the living
+    room are not about where Omar fixed the bicycle."""
+    evidence = [
+        item(100, "Lena reads a novel in the living room.", 0.9),
+        item(200, "Yusuf naps on the living room sofa.", 0.8),
+        item(300, "The living room lamp flickers.", 0.7),
+        item(400, "Omar fixes the bicycle chain in the garage.", 0.6),
+    ]
+    options = ["Living room", "Garage", "Attic"]
+    assert language.answer("In which room did Omar fix the bicycle?", options, evidence).answer == "Garage"
+
+
 def test_time_range_options_are_read_by_the_timeline_parser(language: OfflineLanguage) -> None:
     evidence = [item(300, "Alice opens the garden gate.", 0.6, length=10), item(100, "Bob waters the plants.", 0.5, length=10)]
     seconds = ["90 to 120", "290 to 320", "780 to 810"]

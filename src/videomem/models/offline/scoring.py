@@ -33,7 +33,8 @@ the question's content words, or as many as the best item holds):
   words away from the question's verb is not who did it), or half the sentence's share,
   whichever is larger; the sentence's share is the share of the question's content words in
   it, or 0.8 × that share in the whole evidence item (a location header and an action shown in
-  one clip belong together);
+  one clip belong together); the option's own words are left out of the question's here ("room"
+  in "which room …?" says nothing for "living room" it does not say for "garden");
 * coverage: the weighted share of the option's distinguishing words in the sentence (words
   that every option has and stopwords are dropped; numbers and place words are kept, place words
   at half weight), + 0.5 when the whole option appears letters-and-digits-only ('ROOM418' =
@@ -235,6 +236,8 @@ class _Read:
     """Per sentence: its item's weight × how much the sentence is about the question."""
     share: np.ndarray
     """Per sentence: the share of the question's content words in it (or 0.8 × its item's)."""
+    item_words: list[set[str]]
+    """Per evidence item: the forms of its words."""
     weight: np.ndarray
     """Per evidence item."""
     cover: np.ndarray
@@ -318,7 +321,7 @@ class OptionScorer:
             [max(len(asked & s.words) / len(asked), 0.8 * item_cover[s.item]) if asked else 1.0 for s in sentences]
         )
         support = (0.3 + 0.7 * share) * np.array([weight[s.item] for s in sentences]) if sentences else np.zeros(0)
-        return _Read(sentences, support, share, weight, item_cover, asked)
+        return _Read(sentences, support, share, item_words, weight, item_cover, asked)
 
     # ------------------------------------------------------------ options
 
@@ -418,17 +421,23 @@ class OptionScorer:
         where relevance is the share of the question's content words within `NEAR` words of the
         option's own (a glossed 30-s caption is one long sentence; a name twenty words from the
         question's verb is not who did it), or `SENTENCE_SHARE` × the whole sentence's share,
-        whichever is larger."""
+        whichever is larger. The option's own words are no part of the question's here: for
+        "which room …?", "room" in a sentence says nothing for "living room" that it does not
+        say for "garden"."""
         sentence = read.sentences[j]
         coverage = self._coverage(option, distinct, sentence)
         if not coverage:
             return 0.0
-        share = read.share[j]
         wanted = set(distinct)
+        asked = read.asked - wanted
+        if not asked:
+            return float(read.weight[sentence.item]) * (0.3 + 0.7 * read.share[j]) * coverage
+        held = max(len(asked & sentence.words), 0.8 * len(asked & read.item_words[sentence.item]))
+        share = held / len(asked)
         at = [i for i, token in enumerate(sentence.tokens) if token & wanted]
-        if read.asked and at:
+        if at:
             near = frozenset().union(*(t for i in at for t in sentence.tokens[max(0, i - NEAR) : i + NEAR + 1]))
-            share = max(len(read.asked & near) / len(read.asked), SENTENCE_SHARE * share)
+            share = max(len(asked & near) / len(asked), SENTENCE_SHARE * share)
         return float(read.weight[sentence.item]) * (0.3 + 0.7 * share) * coverage
 
     def _coverage(self, option: str, distinct: list[str], sentence: _Sentence) -> float:
