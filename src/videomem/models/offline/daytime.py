@@ -59,8 +59,9 @@ def relative_window(phrase: str, now: float) -> tuple[float, float] | None:
 
 def closeness(moment: float, window: tuple[float, float], scale: float = 3600.0) -> float:
     """How well a moment fits a window: 1 at its middle, 0.5 at its edges, and outside it
-    0.5 × exp(-distance / scale; an hour unless told), so the nearest window wins when none holds the moment and the
-    narrower one when two do ("at noon" before "in the afternoon" for 12:20)."""
+    0.5 × exp(-distance / scale), the scale an hour unless told, so the nearest window wins
+    when none holds the moment and the narrower one when two do ("at noon" before "in the
+    afternoon" for 12:20)."""
     start, end = window
     if start <= moment <= end:
         half = (end - start) / 2

@@ -150,13 +150,13 @@ part of a day ("this morning", "last night"), hours long each."""
 TOUCH = 1.0
 """Seconds between two moments or intervals within which they are one (clips abut, give or take)."""
 BEST_SENTENCE_CHUNK = 16
+"""Sentences embedded per call while looking for the best one (a free-form answer)."""
 NEAR = 8
 """Words either side of an option's word that count as near it: about a clause."""
 SENTENCE_SHARE = 0.5
+"""What the question's words elsewhere in the sentence count for, against near the option."""
 AGREEMENT = (1.0, 0.5, 0.25)
 """What an option's best, second and third items' supports count for in its lexical score."""
-"""What the question's words elsewhere in the sentence count for, against near the option."""
-"""Sentences embedded per call while looking for the best one (a free-form answer)."""
 PLACE_WORDS = frozenset(
     "top bottom left right front back up down on off in out under over above below behind before after "
     "inside outside".split()
