@@ -87,6 +87,14 @@ NUMBERS = {
     "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
 }
 """Number words and what they count."""
+NUMBER = r"\d+(?:\.\d+)?|" + "|".join(sorted(NUMBERS, key=len, reverse=True))
+"""A regular expression for a number written in digits or as a word (longest word first)."""
+
+
+def number_value(text: str) -> float:
+    """The value of a number `NUMBER` matched ("2.5", "three")."""
+    return float(NUMBERS[text]) if text in NUMBERS else float(text)
+
 UNIT_SECONDS = {"second": 1.0, "sec": 1.0, "minute": 60.0, "min": 60.0, "hour": 3600.0, "hr": 3600.0, "day": DAY,
                 "week": 7 * DAY}
 """Units of time, singular, in seconds."""

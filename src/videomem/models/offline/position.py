@@ -17,20 +17,16 @@ from __future__ import annotations
 import re
 
 from videomem.errors import TimeFormatError
-from videomem.models.offline.nlp import NUMBERS, unit_seconds
+from videomem.models.offline.nlp import NUMBER, number_value, unit_seconds
 from videomem.timeline import parse_time
 
-_NUMBER = r"(\d+(?:\.\d+)?|" + "|".join(sorted(NUMBERS, key=len, reverse=True)) + r")"
+_NUMBER = "(" + NUMBER + ")"
 _UNIT = r"(seconds?|secs?|minutes?|mins?|hours?)"
 _COUNTER = re.compile(r"\b(minute|hour)\s+(\d+)\b")
 _ORDINAL = re.compile(r"\b(\d+)(?:st|nd|rd|th)\s+(minute|hour)\b")
 _INTO = re.compile(_NUMBER + r"[\s-]+" + _UNIT + r"\s+(?:in|into(?:\s+(?:the|this)\s+(?:video|recording|clip|footage|film))?)$")
 _MARK = re.compile(_NUMBER + r"[\s-]+" + _UNIT + r"\s+mark\b")
 _CLOCK = re.compile(r"^(?:(?:at|around|about|roughly|approximately|near|~)\s+)*(\d{1,2}:\d{2}(?::\d{2})?)$")
-
-
-def _value(number: str) -> float:
-    return float(number) if number[0].isdigit() else float(NUMBERS[number])
 
 
 def recording_window(phrase: str) -> tuple[float, float] | None:
@@ -44,7 +40,7 @@ def recording_window(phrase: str) -> tuple[float, float] | None:
         n, unit = int(found.group(1)), unit_seconds(found.group(2))
         return ((n - 1) * unit, n * unit) if n > 0 else None
     if (found := _INTO.search(text) or _MARK.search(text)) is not None:
-        moment, unit = _value(found.group(1)) * unit_seconds(found.group(2)), unit_seconds(found.group(2))
+        moment, unit = number_value(found.group(1)) * unit_seconds(found.group(2)), unit_seconds(found.group(2))
         return max(moment - unit / 2, 0.0), moment + unit / 2
     if (found := _CLOCK.match(text)) is not None:
         try:

@@ -117,7 +117,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -130,7 +130,8 @@ from videomem.models.offline.colours import PALETTE
 from videomem.models.offline.daytime import PERIODS, closeness, relative_window
 from videomem.models.offline.intent import SPEECH_CUES, asks_about_speech, asks_later, question_intent, time_position
 from videomem.models.offline.nlp import (
-    NUMBERS, forms, lemmas, quoted_spans, split_sentences, squash, stopwords, unit_seconds, words,
+    NUMBER, NUMBERS, forms, lemmas, number_value, quoted_spans, split_sentences, squash, stopwords, unit_seconds,
+    words,
 )
 from videomem.models.offline.position import recording_window
 from videomem.timeline import DAY, format_clock, format_day, parse_range, parse_time
@@ -166,7 +167,7 @@ _CUES = frozenset(PERIODS) | {"late", "early", "many", "time"}
 """Words that steer weighting or counting, not content to look for ('latest' lemmatises to 'late');
 the words that ask for an end of the timeline (`time_position`) are dropped per question."""
 _AMOUNT = re.compile(
-    r"\b(half an?|an?|\d+(?:\.\d+)?|" + "|".join(sorted(NUMBERS, key=len, reverse=True)) + r")\s+"
+    r"\b(half an?|an?|" + NUMBER + r")\s+"
     r"(seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?)\b(\s+and\s+a\s+half)?",
     re.IGNORECASE,
 )
@@ -200,8 +201,7 @@ def option_seconds(option: str) -> float | None:
     half"), in seconds; None when it names none."""
     total, found = 0.0, False
     for amount, unit, half in _AMOUNT.findall(option.lower()):
-        value = 0.5 if amount.startswith("half") else 1.0 if amount in ("a", "an") else NUMBERS.get(amount)
-        value = float(amount) if value is None else value
+        value = 0.5 if amount.startswith("half") else 1.0 if amount in ("a", "an") else number_value(amount)
         total += (value + (0.5 if half else 0.0)) * unit_seconds(unit)
         found = True
     return total if found and total > 0 else None
@@ -317,9 +317,7 @@ class OptionScorer:
         best = item_cover.max() if len(item_cover) else 0.0
         about = (item_cover >= min(0.5, best)) & (item_cover > 0) if asked else np.ones(len(evidence), bool)
         weight = self._weights(question, evidence, about)
-        share = np.array(
-            [max(len(asked & s.words) / len(asked), 0.8 * item_cover[s.item]) if asked else 1.0 for s in sentences]
-        )
+        share = np.array([_share(asked, s.words, item_words[s.item]) for s in sentences])
         support = (0.3 + 0.7 * share) * np.array([weight[s.item] for s in sentences]) if sentences else np.zeros(0)
         return _Read(sentences, support, share, item_words, weight, item_cover, asked)
 
@@ -339,10 +337,9 @@ class OptionScorer:
             return SEMANTIC_WEIGHT * (semantic - semantic.mean()), semantic
         common = set.intersection(*(set(self._content(o)) for o in options)) if len(options) > 1 else set()
         for k, option in enumerate(options):
-            distinct = self._option_words(option, common)
             best: dict[int, float] = {}
-            for j, sentence in enumerate(sentences):
-                best[sentence.item] = max(best.get(sentence.item, 0.0), self._support(read, j, option, distinct))
+            for item, value in self._supports(read, option, common):
+                best[item] = max(best.get(item, 0.0), value)
             lexical[k] = sum(w * v for w, v in zip(AGREEMENT, sorted(best.values(), reverse=True)))
         ranges = [_option_range(o) for o in options]
         amounts = [option_seconds(o) for o in options]
@@ -416,29 +413,30 @@ class OptionScorer:
         distinct = [w for w in dict.fromkeys(self._content(option)) if w not in common]
         return distinct or [w for w in dict.fromkeys(lemmas(option)) if w not in common]
 
-    def _support(self, read: _Read, j: int, option: str, distinct: list[str]) -> float:
-        """How well sentence `j` supports the option: weight × (0.3 + 0.7 × relevance) × coverage,
-        where relevance is the share of the question's content words within `NEAR` words of the
-        option's own (a glossed 30-s caption is one long sentence; a name twenty words from the
-        question's verb is not who did it), or `SENTENCE_SHARE` × the whole sentence's share,
-        whichever is larger. The option's own words are no part of the question's here: for
-        "which room …?", "room" in a sentence says nothing for "living room" that it does not
-        say for "garden"."""
-        sentence = read.sentences[j]
-        coverage = self._coverage(option, distinct, sentence)
-        if not coverage:
-            return 0.0
+    def _supports(self, read: _Read, option: str, common: set[str]) -> Iterator[tuple[int, float]]:
+        """(item, support) of the option by each sentence: weight × (0.3 + 0.7 × relevance) ×
+        coverage, where relevance is the share of the question's content words within `NEAR`
+        words of the option's own (a glossed 30-s caption is one long sentence; a name twenty
+        words from the question's verb is not who did it), or `SENTENCE_SHARE` × the whole
+        sentence's share, whichever is larger. The option's own words are no part of the
+        question's here: for "which room …?", "room" in a sentence says nothing for "living
+        room" that it does not say for "garden"."""
+        distinct = self._option_words(option, common)
         wanted = set(distinct)
         asked = read.asked - wanted
-        if not asked:
-            return float(read.weight[sentence.item]) * (0.3 + 0.7 * read.share[j]) * coverage
-        held = max(len(asked & sentence.words), 0.8 * len(asked & read.item_words[sentence.item]))
-        share = held / len(asked)
-        at = [i for i, token in enumerate(sentence.tokens) if token & wanted]
-        if at:
-            near = frozenset().union(*(t for i in at for t in sentence.tokens[max(0, i - NEAR) : i + NEAR + 1]))
-            share = max(len(asked & near) / len(asked), SENTENCE_SHARE * share)
-        return float(read.weight[sentence.item]) * (0.3 + 0.7 * share) * coverage
+        for j, sentence in enumerate(read.sentences):
+            coverage = self._coverage(option, distinct, sentence)
+            if not coverage:
+                continue
+            if not asked:
+                share = read.share[j]
+            else:
+                share = _share(asked, sentence.words, read.item_words[sentence.item])
+                at = [i for i, token in enumerate(sentence.tokens) if token & wanted]
+                if at:
+                    near = frozenset().union(*(t for i in at for t in sentence.tokens[max(0, i - NEAR) : i + NEAR + 1]))
+                    share = max(len(asked & near) / len(asked), SENTENCE_SHARE * share)
+            yield sentence.item, float(read.weight[sentence.item]) * (0.3 + 0.7 * share) * coverage
 
     def _coverage(self, option: str, distinct: list[str], sentence: _Sentence) -> float:
         weights = {w: 0.5 if w in PLACE_WORDS else 1.0 for w in distinct}
@@ -606,6 +604,15 @@ class OptionScorer:
                 if score > best_score or (score == best_score and i < best):
                     best, best_score = int(i), float(score)
         return read.sentences[best].text
+
+
+def _share(asked: set[str], sentence: frozenset[str], item: set[str]) -> float:
+    """How much a sentence is about the question: the share of its content words (`asked`) in
+    the sentence, or 0.8 × their share in its whole item (a location header and an action shown
+    in one clip belong together); 1 when the question has none."""
+    if not asked:
+        return 1.0
+    return max(len(asked & sentence), 0.8 * len(asked & item)) / len(asked)
 
 
 def _most_about(read: _Read) -> np.ndarray:
