@@ -301,6 +301,13 @@ class AgentConfig(_Strict):
         description="event captions and episodic windows are found by keywords (BM25) as well as by meaning, "
         "the two rankings fused; false: by meaning alone",
     )
+    recency_half_life_hours: float | None = Field(
+        24.0,
+        gt=0,
+        description="a question asked at a moment (--until, EgoLifeQA's query time) finds event captions and "
+        "episodic windows by relevance and recency together, recency halving every this many hours "
+        "(memory/recency.py); null: by relevance alone",
+    )
     max_steps: int = Field(5, ge=1, le=30)
     call_retries: int = Field(2, ge=0, le=5, description="re-asks after a malformed tool call")
     top_k: int = Field(5, ge=1, le=100)

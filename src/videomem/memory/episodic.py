@@ -57,6 +57,7 @@ from videomem.config import EpisodicSettings, PipelineConfig
 from videomem.core import ProgressFactory, StageResult
 from videomem.errors import ModelError
 from videomem.evidence import Evidence, Span
+from videomem.memory import recency
 from videomem.memory.build import BuildContext
 from videomem.memory.events import EventMemory
 from videomem.memory.speakers import said_between, speaker_entities, speech_triplets
@@ -148,12 +149,19 @@ class EpisodicMemory:
     name = "episodic"
 
     def __init__(
-        self, store: Store, models: ModelSet, settings: EpisodicSettings | None = None, lexical: bool = True
+        self,
+        store: Store,
+        models: ModelSet,
+        settings: EpisodicSettings | None = None,
+        lexical: bool = True,
+        recency_half_life_s: float | None = None,
     ) -> None:
         self.store = store
         self.models = models
         self.settings = settings or EpisodicSettings()
         self.lexical = lexical
+        self.recency_half_life_s = recency_half_life_s
+        """Rank each scale's windows for a question asked at a moment by recency as well (`memory/recency.py`)."""
         self._graphs: dict[float, SavedGraph] = {}
         self._words: dict[float, tuple[PassageGraph, LexicalIndex]] = {}
 
@@ -384,23 +392,25 @@ class EpisodicMemory:
             visible = self._visible(graph, scale, until, video_id)
             if visible is not None and not visible.any():
                 continue
+            pool = recency.pool_size(self.settings.per_scale_k, until, self.recency_half_life_s)
             ranked = graph.rank(
                 vector,
-                self.settings.per_scale_k,
+                pool,
                 damping=self.settings.damping,
                 passage_node_weight=self.settings.passage_node_weight,
                 linking_top_k=self.settings.linking_top_k,
                 visible=visible,
             )
             if self.lexical:
-                ranked = self._with_words(ranked, query, scale, graph, visible)
+                ranked = self._with_words(ranked, query, scale, graph, visible, pool)
             found = self._rows([i for i, _ in ranked])
+            ranked = [h for h in ranked if h[0] in found]  # not a window rewritten since the graph was loaded
+            ends = {i: row["t_end"] for i, row in found.items()}
+            ranked = recency.reranked(ranked, ends, until, self.recency_half_life_s)[: self.settings.per_scale_k]
             embedded = graph.vectors_of([i for i, _ in ranked])
             best = max((s for _, s in ranked), default=0.0) or 1.0
             for rank, ((caption_id, score), embedding) in enumerate(zip(ranked, embedded), start=1):
-                row = found.get(caption_id)
-                if row is None:
-                    continue  # rewritten since the graph was loaded
+                row = found[caption_id]
                 rows[caption_id], scores[caption_id] = row, score / best
                 candidates.append(
                     RankCandidate(
@@ -421,16 +431,22 @@ class EpisodicMemory:
         ]
 
     def _with_words(
-        self, ranked: list[tuple[int, float]], query: str, scale: float, graph: PassageGraph, visible: np.ndarray | None
+        self,
+        ranked: list[tuple[int, float]],
+        query: str,
+        scale: float,
+        graph: PassageGraph,
+        visible: np.ndarray | None,
+        k: int,
     ) -> list[tuple[int, float]]:
-        """The scale's PPR ranking fused with its keyword ranking: the first `per_scale_k`, scored
-        relative to the best."""
+        """The scale's PPR ranking fused with its keyword ranking: the first `k`, scored relative
+        to the best."""
         kept = self._words.get(scale)
         if kept is None or kept[0] is not graph:
             kept = self._words[scale] = (graph, LexicalIndex(graph.passage_ids, graph.passage_texts))
         allowed = graph.passage_ids[visible] if visible is not None else None
-        words = kept[1].search(query, self.settings.per_scale_k, allowed)
-        return fused_top(self.settings.per_scale_k, [i for i, _ in ranked], [i for i, _ in words])
+        words = kept[1].search(query, k, allowed)
+        return fused_top(k, [i for i, _ in ranked], [i for i, _ in words])
 
     def _nested(self, row: sqlite3.Row, scales: Sequence[float]) -> tuple[Span, ...]:
         """The captions of the coarsest finer scale that nests in the window's scale, inside its

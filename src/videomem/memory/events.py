@@ -17,6 +17,7 @@ from collections.abc import Sequence
 
 from videomem.core import ProgressFactory
 from videomem.evidence import Evidence
+from videomem.memory import recency
 from videomem.models.registry import ModelSet
 from videomem.store import Store
 from videomem.store.clips import ClipRow, clips_of, speech_in, transcript_of, visible_ids
@@ -39,11 +40,15 @@ class EventMemory:
     """The pipeline stage that writes the captions (whose progress marks say which clips have
     one): the event memory has no build of its own."""
 
-    def __init__(self, store: Store, models: ModelSet, lexical: bool = True) -> None:
+    def __init__(
+        self, store: Store, models: ModelSet, lexical: bool = True, recency_half_life_s: float | None = None
+    ) -> None:
         self.store = store
         self.models = models
         self.lexical = lexical
         """Fuse a keyword (BM25) ranking with the embedding ranking (`store/lexical.py`)."""
+        self.recency_half_life_s = recency_half_life_s
+        """Rank a question asked at a moment by recency as well (`memory/recency.py`); None: relevance alone."""
         self._index: VectorIndex | None = None
         self._words: LexicalIndex | None = None
 
@@ -82,28 +87,35 @@ class EventMemory:
         self, query: str, top_k: int, until: float | None = None, video_id: str | None = None
     ) -> list[Evidence]:
         """The `top_k` captions closest to `query` among those visible to the question: by
-        meaning, fused with the keyword ranking when `lexical` (scores then relative to the best)."""
+        meaning, fused with the keyword ranking when `lexical` (scores then relative to the best);
+        for a question asked at `until`, by recency as well when the memory has a half-life."""
         visible = visible_ids(self.store, "events", until, video_id)
+        wanted = recency.pool_size(top_k, until, self.recency_half_life_s)
         if self.lexical:
-            pool = max(top_k, FUSION_POOL)
+            pool = max(wanted, FUSION_POOL)
             meaning = [i for i, _ in self.index.search(query, pool, visible)]
             words = [i for i, _ in self.words.search(query, pool, visible)]
-            hits = fused_top(top_k, meaning, words)
+            hits = fused_top(wanted, meaning, words)
         else:
-            hits = self.index.search(query, top_k, visible)
+            hits = self.index.search(query, wanted, visible)
         if not hits:
             return []
-        scores = dict(hits)
         marks = ",".join("?" * len(hits))
-        rows = self.store.query(
-            f"SELECT id, video_id, t_start, t_end, text FROM events WHERE id IN ({marks})", tuple(scores)
-        )
+        rows = {
+            r["id"]: r
+            for r in self.store.query(
+                f"SELECT id, video_id, t_start, t_end, text FROM events WHERE id IN ({marks})", tuple(i for i, _ in hits)
+            )
+        }
+        ends = {i: r["t_end"] for i, r in rows.items()}
+        hits = recency.reranked([h for h in hits if h[0] in rows], ends, until, self.recency_half_life_s)
         evidence = [
             Evidence(
-                r["t_start"], r["t_end"], r["text"], "event", scores[r["id"]], r["video_id"],
+                r["t_start"], r["t_end"], r["text"], "event", score, r["video_id"],
                 speech=speech_in(self.store, r["video_id"], r["t_start"], r["t_end"]),
             )
-            for r in rows
+            for i, score in hits[:top_k]
+            for r in [rows[i]]
         ]
         return sorted(evidence, key=lambda e: (-e.score, e.t_start))
 

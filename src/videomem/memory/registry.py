@@ -140,15 +140,22 @@ class Registered:
         return " ".join(doc.split("\n\n")[0].split())
 
 
+def _half_life_s(cfg: AgentConfig) -> float | None:
+    hours = cfg.recency_half_life_hours
+    return None if hours is None else hours * 3600.0
+
+
 def _by_name(*entries: Registered) -> dict[str, Registered]:
     return {entry.cls.name: entry for entry in entries}
 
 
 MEMORIES: dict[str, Registered] = _by_name(
-    Registered(EventMemory, lambda store, models, cfg: EventMemory(store, models, cfg.lexical)),
+    Registered(EventMemory, lambda store, models, cfg: EventMemory(store, models, cfg.lexical, _half_life_s(cfg))),
     Registered(ObjectMemory, after=("transcribe", "caption")),
     Registered(
-        EpisodicMemory, lambda store, models, cfg: EpisodicMemory(store, models, cfg.episodic, cfg.lexical), after=("transcribe", "caption")
+        EpisodicMemory,
+        lambda store, models, cfg: EpisodicMemory(store, models, cfg.episodic, cfg.lexical, _half_life_s(cfg)),
+        after=("transcribe", "caption"),
     ),
     Registered(
         SemanticMemory, lambda store, models, cfg: SemanticMemory(store, models, cfg.semantic), after=("episodic",)
