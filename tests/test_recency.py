@@ -7,13 +7,16 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from memory_stores import built, events_store, offline_models
+from memory_stores import built, events_store, hand_store, offline_models
 from test_episodic import CFG, HOUR, write_events
 
 from videomem.config import AgentConfig, load_agent
 from videomem.memory import recency
 from videomem.memory.episodic import EpisodicMemory
 from videomem.memory.events import EventMemory
+from videomem.memory.objects import ObjectMemory, write_records
+from videomem.models.tasks.objects import ObjectRecord
+from videomem.store.clips import clips_of
 from videomem.memory.registry import open_memory
 from videomem.store import Store
 
@@ -53,6 +56,26 @@ def test_event_memory_finds_the_recent_of_two_like_captions_first_for_a_question
     assert [e.t_start for e in recent] == [40, 0], "the recent caption about the keys leads"
     asked_whole = EventMemory(store, offline_models(), recency_half_life_s=20.0).retrieve(question, 2)
     assert [e.t_start for e in asked_whole] == [0, 40], "no moment of asking: relevance alone"
+
+
+def test_object_memory_finds_the_recently_seen_of_two_like_objects_first(tmp_path: Path) -> None:
+    store = hand_store(tmp_path, [None] * 5)
+    clips = clips_of(store, ["v"])
+    with store.transaction() as tx:
+        write_records(tx, clips[0], [ObjectRecord(name="red mug", kind="object", value="on the kitchen table")])
+        write_records(tx, clips[4], [ObjectRecord(name="mug", kind="object", value="on the table")])
+        for clip, name in zip(clips[1:4], ("bicycle", "newspaper", "umbrella")):
+            write_records(tx, clip, [ObjectRecord(name=name, kind="object", value="in the garage")])
+    question = "Where is the red mug on the kitchen table?"
+
+    def first(half_life_s: float | None, until: float | None) -> float:
+        memory = ObjectMemory(store, offline_models(), recency_half_life_s=half_life_s)
+        memory.index.ensure()
+        return memory.retrieve(question, 1, until)[0].t_start
+
+    assert first(None, 50) == 0, "by relevance: the red mug"
+    assert first(20.0, 50) == 40, "asked later: the mug seen last leads"
+    assert first(20.0, None) == 0, "no moment of asking: relevance alone"
 
 
 @pytest.fixture(scope="module")

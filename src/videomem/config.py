@@ -304,8 +304,8 @@ class AgentConfig(_Strict):
     recency_half_life_hours: float | None = Field(
         24.0,
         gt=0,
-        description="a question asked at a moment (--until, EgoLifeQA's query time) finds event captions and "
-        "episodic windows by relevance and recency together, recency halving every this many hours "
+        description="a question asked at a moment (--until, EgoLifeQA's query time) finds event captions, object "
+        "observations and episodic windows by relevance and recency together, recency halving every this many hours "
         "(memory/recency.py); null: by relevance alone",
     )
     max_steps: int = Field(5, ge=1, le=30)

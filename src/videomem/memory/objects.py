@@ -36,6 +36,7 @@ from videomem.config import PipelineConfig
 from videomem.core import ProgressFactory, StageResult, unit_rows
 from videomem.errors import ModelError
 from videomem.evidence import Evidence
+from videomem.memory import recency
 from videomem.memory.build import BuildContext
 from videomem.memory.events import imported_captions
 from videomem.memory.speakers import said_in_clip, with_speakers
@@ -250,9 +251,11 @@ class ObjectMemory:
 
     name = "objects"
 
-    def __init__(self, store: Store, models: ModelSet) -> None:
+    def __init__(self, store: Store, models: ModelSet, recency_half_life_s: float | None = None) -> None:
         self.store = store
         self.models = models
+        self.recency_half_life_s = recency_half_life_s
+        """Rank observations for a question asked at a moment by recency as well (`memory/recency.py`)."""
         self._index: VectorIndex | None = None
         self._time = TimeText(timeline_kind(store))
 
@@ -501,22 +504,27 @@ class ObjectMemory:
     def retrieve(
         self, query: str, top_k: int, until: float | None = None, video_id: str | None = None
     ) -> list[Evidence]:
-        """The `top_k` objects whose visible observations best match `query`; each evidence's
-        range is the clip of its best-matching observation."""
+        """The `top_k` objects whose visible observations best match `query` (for a question asked
+        at `until`, by recency as well when the memory has a half-life); each evidence's range is
+        the clip of its best observation."""
         where, params = scope_sql(until, video_id)
         allowed = (
             [r["id"] for r in self.store.query(f"SELECT id FROM object_observations WHERE {where}", params)]
             if where else None
         )
-        best = self._best_per_object(query, top_k, allowed)
+        best = self._best_per_object(query, top_k, allowed, until)
         return [self._evidence(obs_id, score, where, params) for obs_id, score in best]
 
-    def _best_per_object(self, query: str, top_k: int, allowed: list[int] | None) -> list[tuple[int, float]]:
+    def _best_per_object(
+        self, query: str, top_k: int, allowed: list[int] | None, until: float | None
+    ) -> list[tuple[int, float]]:
         """Best observation per object; fetches more hits until top_k distinct objects are found."""
-        k = top_k * 4
+        k = max(top_k * 4, recency.pool_size(top_k, until, self.recency_half_life_s))
         vector = self.models.text_embedder.embed([query])
         while True:
             hits = self.index.search_vector(vector, k, allowed)
+            ends = self._ends([obs_id for obs_id, _ in hits])
+            hits = recency.reranked([h for h in hits if h[0] in ends], ends, until, self.recency_half_life_s)
             owners = self._owners([obs_id for obs_id, _ in hits])
             best: dict[object, tuple[int, float]] = {}
             for obs_id, score in hits:
@@ -524,6 +532,14 @@ class ObjectMemory:
             if len(best) >= top_k or len(hits) < k:
                 return list(best.values())[:top_k]
             k *= 2
+
+    def _ends(self, obs_ids: list[int]) -> dict[int, float]:
+        """Observation id → the end of its clip."""
+        if not obs_ids:
+            return {}
+        marks = ",".join("?" * len(obs_ids))
+        rows = self.store.query(f"SELECT id, t_end FROM object_observations WHERE id IN ({marks})", tuple(obs_ids))
+        return {r["id"]: r["t_end"] for r in rows}
 
     def _owners(self, obs_ids: list[int]) -> dict[int, object]:
         """Observation id → its object id, or ('record', id) while not consolidated yet."""

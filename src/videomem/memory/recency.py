@@ -4,12 +4,19 @@ A question with a moment of asking (EgoLifeQA's `query_time`: "what did I just p
 fridge?") is asked by someone living through the footage, and what they ask about is mostly
 recent: in the released EgoLifeQA questions of A1_JAKE's DAY2–DAY7, a quarter of the targets lie
 within the hour before the question and half within six hours, while a week's memory holds
-seven days. Relevance alone ranks an old clip that shares the question's words with the recent
-one that answers it. Generative Agents (Park et al., 2023) rank a memory by relevance and
-recency together, each min-max normalised over the candidates and weighted equally, recency an
-exponential decay with age; this module does the same over the candidates a memory's relevance
-ranking proposes (`POOL`), with a half-life given by the agent profile
-(`recency_half_life_hours`). A question with no moment of asking (a video asked as a whole:
+seven days. Relevance alone ranks an old clip that shares the question's words before the
+recent one that answers it.
+
+Generative Agents (Park et al., 2023) rank a memory by relevance and recency together, each
+min-max normalised over the candidates and weighted equally, recency an exponential decay with
+age. This module does the same over the first `POOL` candidates of a memory's relevance ranking,
+with the half-life of the agent profile (`recency_half_life_hours`), for event captions, object
+observations and each episodic scale's windows. With two candidates any difference ties (each
+component spans 0 to 1), and a tie keeps the relevance order.
+
+The timeline memory's free-text search is not re-ranked: its candidates are already the latest
+intervals of the entities the query names, and recency there lowered recall of the dev set's
+targets (R@10 0.108 → 0.091). A question with no moment of asking (a video asked as a whole:
 LVBench, Video-MME, `videomem ask` without `--until`) is ranked by relevance alone.
 """
 

@@ -151,7 +151,9 @@ def _by_name(*entries: Registered) -> dict[str, Registered]:
 
 MEMORIES: dict[str, Registered] = _by_name(
     Registered(EventMemory, lambda store, models, cfg: EventMemory(store, models, cfg.lexical, _half_life_s(cfg))),
-    Registered(ObjectMemory, after=("transcribe", "caption")),
+    Registered(
+        ObjectMemory, lambda store, models, cfg: ObjectMemory(store, models, _half_life_s(cfg)), after=("transcribe", "caption")
+    ),
     Registered(
         EpisodicMemory,
         lambda store, models, cfg: EpisodicMemory(store, models, cfg.episodic, cfg.lexical, _half_life_s(cfg)),
