@@ -211,7 +211,11 @@ AgentOpt = Annotated[
 ]
 UntilOpt = Annotated[
     Optional[str],
-    typer.Option("--until", help="Query time: only memory recorded by then is used (seconds, HH:MM:SS, 'DAY1 11:09:42')."),
+    typer.Option(
+        "--until",
+        help="Query time: only memory recorded by then is used, the recent ranked higher as the agent profile's "
+        "recency_half_life_hours says (seconds, HH:MM:SS, 'DAY1 11:09:42').",
+    ),
 ]
 VideoOpt = Annotated[Optional[str], typer.Option("--video", help="Answer from this video only (file name without extension).")]
 
