@@ -109,15 +109,14 @@ class EventMemory:
         }
         ends = {i: r["t_end"] for i, r in rows.items()}
         hits = recency.reranked([h for h in hits if h[0] in rows], ends, until, self.recency_half_life_s)
-        evidence = [
-            Evidence(
-                r["t_start"], r["t_end"], r["text"], "event", score, r["video_id"],
-                speech=speech_in(self.store, r["video_id"], r["t_start"], r["t_end"]),
-            )
-            for i, score in hits[:top_k]
-            for r in [rows[i]]
-        ]
+        evidence = [self._evidence(rows[i], score) for i, score in hits[:top_k]]
         return sorted(evidence, key=lambda e: (-e.score, e.t_start))
+
+    def _evidence(self, row: sqlite3.Row, score: float) -> Evidence:
+        return Evidence(
+            row["t_start"], row["t_end"], row["text"], "event", score, row["video_id"],
+            speech=speech_in(self.store, row["video_id"], row["t_start"], row["t_end"]),
+        )
 
     @staticmethod
     def reset(store: Store, video_ids: Sequence[str]) -> None:
