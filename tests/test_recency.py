@@ -15,10 +15,10 @@ from videomem.memory import recency
 from videomem.memory.episodic import EpisodicMemory
 from videomem.memory.events import EventMemory
 from videomem.memory.objects import ObjectMemory, write_records
-from videomem.models.tasks.objects import ObjectRecord
-from videomem.store.clips import clips_of
 from videomem.memory.registry import open_memory
+from videomem.models.tasks.objects import ObjectRecord
 from videomem.store import Store
+from videomem.store.clips import clips_of
 
 DAY = 86400.0
 

@@ -403,8 +403,7 @@ class EpisodicMemory:
             )
             if self.lexical:
                 ranked = self._with_words(ranked, query, scale, graph, visible, pool)
-            found = self._rows([i for i, _ in ranked])
-            ranked = [h for h in ranked if h[0] in found]  # not a window rewritten since the graph was loaded
+            found = self._rows([i for i, _ in ranked])  # a window rewritten since the graph was loaded is gone
             ends = {i: row["t_end"] for i, row in found.items()}
             ranked = recency.reranked(ranked, ends, until, self.recency_half_life_s)[: self.settings.per_scale_k]
             embedded = graph.vectors_of([i for i, _ in ranked])

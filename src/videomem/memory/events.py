@@ -108,7 +108,7 @@ class EventMemory:
             )
         }
         ends = {i: r["t_end"] for i, r in rows.items()}
-        hits = recency.reranked([h for h in hits if h[0] in rows], ends, until, self.recency_half_life_s)
+        hits = recency.reranked(hits, ends, until, self.recency_half_life_s)
         evidence = [self._evidence(rows[i], score) for i, score in hits[:top_k]]
         return sorted(evidence, key=lambda e: (-e.score, e.t_start))
 

@@ -104,6 +104,11 @@ class KeyValueVectors:
         return unit_rows(out)
 
 
+def _owner(row: sqlite3.Row) -> object:
+    """An observation's object id, or ('record', id) while it is not consolidated yet."""
+    return row["object_id"] if row["object_id"] is not None else ("record", row["id"])
+
+
 def _union(first: Sequence[str], second: Sequence[str]) -> list[str]:
     seen = {s.casefold() for s in first}
     merged = list(first)
@@ -523,31 +528,24 @@ class ObjectMemory:
         vector = self.models.text_embedder.embed([query])
         while True:
             hits = self.index.search_vector(vector, k, allowed)
-            ends = self._ends([obs_id for obs_id, _ in hits])
-            hits = recency.reranked([h for h in hits if h[0] in ends], ends, until, self.recency_half_life_s)
-            owners = self._owners([obs_id for obs_id, _ in hits])
+            observed = self._observed([obs_id for obs_id, _ in hits])
+            ends = {obs_id: row["t_end"] for obs_id, row in observed.items()}
             best: dict[object, tuple[int, float]] = {}
-            for obs_id, score in hits:
-                best.setdefault(owners[obs_id], (obs_id, score))
+            for obs_id, score in recency.reranked(hits, ends, until, self.recency_half_life_s):
+                best.setdefault(_owner(observed[obs_id]), (obs_id, score))
             if len(best) >= top_k or len(hits) < k:
                 return list(best.values())[:top_k]
             k *= 2
 
-    def _ends(self, obs_ids: list[int]) -> dict[int, float]:
-        """Observation id → the end of its clip."""
+    def _observed(self, obs_ids: list[int]) -> dict[int, sqlite3.Row]:
+        """Observation id → its row (id, object id, clip end)."""
         if not obs_ids:
             return {}
         marks = ",".join("?" * len(obs_ids))
-        rows = self.store.query(f"SELECT id, t_end FROM object_observations WHERE id IN ({marks})", tuple(obs_ids))
-        return {r["id"]: r["t_end"] for r in rows}
-
-    def _owners(self, obs_ids: list[int]) -> dict[int, object]:
-        """Observation id → its object id, or ('record', id) while not consolidated yet."""
-        if not obs_ids:
-            return {}
-        marks = ",".join("?" * len(obs_ids))
-        rows = self.store.query(f"SELECT id, object_id FROM object_observations WHERE id IN ({marks})", tuple(obs_ids))
-        return {r["id"]: r["object_id"] if r["object_id"] is not None else ("record", r["id"]) for r in rows}
+        rows = self.store.query(
+            f"SELECT id, object_id, t_end FROM object_observations WHERE id IN ({marks})", tuple(obs_ids)
+        )
+        return {r["id"]: r for r in rows}
 
     def _evidence(self, obs_id: int, score: float, where: str, params: tuple) -> Evidence:
         hit = self.store.query("SELECT * FROM object_observations WHERE id = ?", (obs_id,))[0]

@@ -48,9 +48,11 @@ def reranked(
     """`ranked` (id, relevance), best first, ordered by normalised relevance plus normalised
     recency, 0.5 ** (age / half-life) with age the time from an item's end (`ends`) to `until`;
     scores relative to the best, as a fused ranking reports them. Ties keep the relevance order.
-    With no moment of asking or no half-life, `ranked` as it is."""
+    With no moment of asking or no half-life, in the order and with the scores given. Either way
+    an id without an end (a row gone since the index was written) is left out."""
+    ranked = [hit for hit in ranked if hit[0] in ends]
     if not ranked or until is None or half_life_s is None:
-        return list(ranked)
+        return ranked
     relevance = np.array([score for _, score in ranked], dtype=np.float64)
     ages = np.array([max(0.0, until - ends[i]) for i, _ in ranked], dtype=np.float64)
     combined = _unit(relevance) + _unit(0.5 ** (ages / half_life_s))
