@@ -84,3 +84,47 @@ def test_a_memory_with_time_scales_is_scored_per_scale(tmp_path_factory):
     assert {r.memory for r in report.rows} >= {"events", "caption-rag", "episodic"}
     best = max(r.recall[10] for r in report.rows)
     assert best > 0.5  # the scripted questions' events are found
+
+
+@pytest.mark.parametrize("question_only", [False, True])
+def test_every_row_is_asked_the_same_query(tmp_path, store_dir, monkeypatch, question_only):
+    """Memories and caption RAG alike get the question and its options (what the agents search
+    with), or all of them the question alone: no row is measured with words another lacks."""
+    from videomem.eval import retrieval
+
+    asked: dict[str, set[str]] = {}
+    opened = retrieval.open_memory
+
+    def recording(name, *args, **kwargs):
+        memory = opened(name, *args, **kwargs)
+        retrieve = memory.retrieve
+
+        def spy(query, *rest, **kw):
+            asked.setdefault(name, set()).add(query)
+            return retrieve(query, *rest, **kw)
+
+        monkeypatch.setattr(memory, "retrieve", spy)
+        return memory
+
+    monkeypatch.setattr(retrieval, "open_memory", recording)
+    questions = _lvbench(tmp_path, [_qa("1", "Which vehicle is named on screen?", "00:10-00:20")])
+    report = run_retrieval(questions, store_dir, tmp_path / "out", question_only=question_only, show_progress=False)
+    assert len(asked) >= 3 and len({frozenset(q) for q in asked.values()}) == 1
+    (query,) = next(iter(asked.values()))
+    assert query.startswith("Which vehicle is named on screen?")
+    assert ("a train" in query and "a plane" in query) is not question_only
+    saved = json.loads((tmp_path / "out" / RETRIEVAL_JSON).read_text())
+    assert saved["query"] == ("question" if question_only else "question_and_options")
+    assert report.query in (tmp_path / "out" / "report.md").read_text()
+
+
+def test_question_only_belongs_to_retrieval(tmp_path, store_dir, run_cli):
+    questions = tmp_path / "video_info.meta.jsonl"
+    questions.write_text(json.dumps({"key": "v", "type": "test", "qa": [_qa("1", "Which vehicle?", "00:10-00:20")]}) + "\n")
+    result = run_cli("eval", "lvbench", "--questions", questions, "--store", store_dir, "--question-only")
+    assert result.code != 0 and "--question-only is a setting of --retrieval" in result.output
+    result = run_cli(
+        "eval", "lvbench", "--questions", questions, "--store", store_dir, "--out", tmp_path / "q", "--retrieval", "--question-only"
+    )
+    assert result.code == 0, result.output
+    assert json.loads((tmp_path / "q" / RETRIEVAL_JSON).read_text())["query"] == "question"

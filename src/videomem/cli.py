@@ -460,7 +460,15 @@ def eval_(
         typer.Option(
             "--retrieval",
             help="Score each memory's retrieval (and caption RAG's) against the targets instead of answering: "
-            "recall@k and tIoU@k per memory and scale, no answering model.",
+            "recall@k and tIoU@k per memory and scale, no answering model. Each is asked with the question "
+            "and its options, as the agents search.",
+        ),
+    ] = False,
+    question_only: Annotated[
+        bool,
+        typer.Option(
+            "--question-only",
+            help="With --retrieval: ask every memory and caption RAG with the question alone, without its options.",
         ),
     ] = False,
 ) -> None:
@@ -470,8 +478,10 @@ def eval_(
     from videomem.eval.harness import run_eval, run_side_by_side
 
     _preflight(models, agents=agent or [None], store=store)
+    if question_only and not retrieval:
+        raise VideomemError("--question-only is a setting of --retrieval; an agent chooses its own queries")
     if retrieval:
-        _eval_retrieval(benchmark, questions, store, out_dir, agent, models, limit)
+        _eval_retrieval(benchmark, questions, store, out_dir, agent, models, limit, question_only)
         return
     if agent and len(agent) > 1:
         target = out_dir or Path("runs") / f"{benchmark}-compare"
@@ -506,7 +516,7 @@ def eval_(
 
 def _eval_retrieval(
     benchmark: str, questions: Path, store: Path, out_dir: Path | None, agent: list[Path] | None, models: Path | None,
-    limit: int | None,
+    limit: int | None, question_only: bool,
 ) -> None:
     from videomem.eval.harness import load_questions
     from videomem.eval.retrieval import KS, run_retrieval
@@ -515,7 +525,9 @@ def _eval_retrieval(
         raise VideomemError("--retrieval: give one --agent (its memory settings are used), not several")
     asked = load_questions(benchmark, questions)[:limit]
     target = out_dir or Path("runs") / f"{benchmark}-retrieval"
-    report = run_retrieval(asked, store, target, agent_path=agent[0] if agent else None, models_path=models)
+    report = run_retrieval(
+        asked, store, target, agent_path=agent[0] if agent else None, models_path=models, question_only=question_only
+    )
     for row in report.rows:
         recall = ", ".join(f"R@{k} {row.recall[k]:.3f}" for k in KS)
         tiou = ", ".join(f"tIoU@{k} {100 * row.tiou[k]:.2f}%" for k in KS)

@@ -1,10 +1,13 @@
 """Retrieval-level evaluation: what each memory returns for a question, scored against where
 the answer is, with no answering model (`videomem eval … --retrieval`).
 
-Every memory of the registry (`memory/registry.py`) is asked `retrieve(question, until=query
+Every memory of the registry (`memory/registry.py`) is asked `retrieve(query, until=query
 time, video_id)` for each question that has a target, and so is caption RAG's retrieval (the
-event captions searched with the question and its options, opened with `agents/caption-rag.yaml`'s
-settings: by meaning alone, where the agent's own memories may fuse keywords in).
+event captions opened with `agents/caption-rag.yaml`'s settings: by meaning alone, where the
+agent's own memories may fuse keywords in). Every row is asked the same query: the question and
+its options, which is what the agents search with (the offline planner's first query, caption
+RAG's `rag_query`), or the question alone (`question_only`), so that no row is measured with
+words another is not given.
 Targets are read as the answering run reads them: ranges as they are, a moment as the stored
 clip that contains it (`eval/targets.py`).
 
@@ -28,7 +31,7 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -94,6 +97,12 @@ class RetrievalReport:
     not_measured: dict[str, str]
     """Memory → why it could not be asked on this store."""
     out_dir: Path
+    question_only: bool = False
+    """Asked with the question alone, not the question and its options."""
+
+    @property
+    def query(self) -> str:
+        return "the question" if self.question_only else "the question and its options"
 
 
 def run_retrieval(
@@ -103,9 +112,11 @@ def run_retrieval(
     *,
     agent_path: str | Path | None = None,
     models_path: str | Path | None = None,
+    question_only: bool = False,
     show_progress: bool = True,
 ) -> RetrievalReport:
-    """Score every registered memory's and caption RAG's retrieval on `questions`; write the
+    """Score every registered memory's and caption RAG's retrieval on `questions`, each asked
+    with the question and its options (the question alone with `question_only`); write the
     report into `out_dir`."""
     models = ModelSet(load_models(models_path))
     cfg = load_agent(agent_path)
@@ -113,20 +124,20 @@ def run_retrieval(
         videos = {r["id"] for r in store.query("SELECT id FROM videos")}
         present = [q for q in questions if q.video_id is None or q.video_id in videos]
         targeted = [t for t in (with_clip_windows(store, q) for q in present) if t.targets]
-        askers: dict[str, tuple[Memory, Callable[[Question], str]]] = {}
+        askers: dict[str, Memory] = {}
         not_measured: dict[str, str] = {}
         for name in MEMORIES:
             try:
-                askers[name] = (open_memory(name, store, models, cfg), _question_only)
+                askers[name] = open_memory(name, store, models, cfg)
             except VideomemError as exc:
                 not_measured[name] = str(exc)
         if CAPTION_RAG_MEMORY in askers:
-            baseline = open_memory(CAPTION_RAG_MEMORY, store, models, load_agent(CAPTION_RAG))
-            askers[CAPTION_RAG] = (baseline, _question_and_options)
+            askers[CAPTION_RAG] = open_memory(CAPTION_RAG_MEMORY, store, models, load_agent(CAPTION_RAG))
+        query = _question if question_only else _question_and_options
         found: dict[str, list[tuple[Question, list[Evidence]]]] = defaultdict(list)
         bar = tqdm(total=len(targeted) * len(askers), desc="retrieval", unit="q", disable=not show_progress)
         try:
-            for name, (memory, query) in askers.items():
+            for name, memory in askers.items():
                 try:
                     for q in targeted:
                         found[name].append((q, memory.retrieve(query(q), POOL, q.until, q.video_id)))
@@ -142,13 +153,14 @@ def run_retrieval(
             del found[name]
     rows = [row for name, pairs in found.items() for row in score(name, pairs)]
     report = RetrievalReport(
-        rows, len(targeted), len(present) - len(targeted), len(questions) - len(present), not_measured, Path(out_dir)
+        rows, len(targeted), len(present) - len(targeted), len(questions) - len(present), not_measured, Path(out_dir),
+        question_only,
     )
     write(report)
     return report
 
 
-def _question_only(q: Question) -> str:
+def _question(q: Question) -> str:
     return q.question
 
 
@@ -202,6 +214,7 @@ def write(report: RetrievalReport) -> None:
                 "questions": report.asked,
                 "without_target": report.without_target,
                 "skipped": report.skipped,
+                "query": "question" if report.question_only else "question_and_options",
                 "rows": [r.to_json() for r in report.rows],
                 "not_measured": report.not_measured,
             },
@@ -220,7 +233,8 @@ def report_lines(report: RetrievalReport) -> list[str]:
     lines = [
         "# Retrieval",
         "",
-        f"Each memory's `retrieve(question, until=query time)` on {report.asked} question(s) with a target "
+        f"Each memory's `retrieve(query, until=query time)`, the query {report.query}, "
+        f"on {report.asked} question(s) with a target "
         f"({report.without_target} without a target and {report.skipped} whose video is not in the store left out); "
         "no answering model. R@k: share of the target windows one of the first k ranges overlaps; "
         "tIoU@k: temporal IoU of the first k ranges with the targets, in percent (WorldMM's Table 3 measure).",
