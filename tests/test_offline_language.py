@@ -115,6 +115,22 @@ def test_texts_lemmatised_together_read_as_they_do_one_by_one() -> None:
     assert dict(nlp._lemmas) == kept, "texts read before are not tagged again"
 
 
+def test_a_possessive_ending_is_no_word_of_the_question() -> None:
+    """"Lucia's wound" is about Lucia and a wound; an "s" kept as a content word would match every
+    possessive in the evidence ("Shure's phone") and make unrelated items look about the question."""
+    from videomem.models.offline import nlp
+
+    assert nlp.lemmas("Who cleaned Lucia's wound?") == ["who", "clean", "lucia", "wound"]
+    assert nlp.lemmas("the dogs' bowl and Katrina\u2019s iPad") == ["the", "dog", "bowl", "and", "katrina", "ipad"]
+    assert nlp.lemmas("he's eating, let's go") == ["he", "be", "eat", "let", "us", "go"], "only possessives go"
+    scorer = OptionScorer(offline_models().text_embedder)
+    evidence = [Evidence(0, 30, "Shure's phone rang in Tasha's room.", "event", 1.0, "v"),
+                Evidence(30, 60, "Alice cleaned the wound on Lucia's arm.", "event", 0.9, "v")]
+    read = scorer._read("Who cleaned Lucia's wound?", evidence)
+    assert read.asked == {"clean", "lucia", "wound"}
+    assert list(read.cover) == [0.0, 1.0]
+
+
 def test_evidence_words_match_by_their_lemmas_without_tagging_each_sentence() -> None:
     from videomem.models.offline import nlp
 

@@ -139,7 +139,12 @@ def lemmas_of(texts: Sequence[str]) -> list[list[str]]:
     missing = [k for k in distinct if k not in found]
     if missing:
         docs = load_spacy().pipe(missing, disable=["parser", "ner"], batch_size=LEMMA_BATCH)
-        read = {k: tuple(w for token in doc for w in _WORD.findall(token.lemma_.lower())) for k, doc in zip(missing, docs)}
+        # A possessive ending is no word: "Lucia's wound" is about Lucia and a wound, not about "s"
+        # (which every possessive in the evidence would match).
+        read = {
+            k: tuple(w for token in doc if token.tag_ != "POS" for w in _WORD.findall(token.lemma_.lower()))
+            for k, doc in zip(missing, docs)
+        }
         found |= read
         with _lemmas_lock:
             _lemmas.update(read)
