@@ -338,7 +338,10 @@ def test_offline_rerank_keeps_a_moment_fine_and_lifts_an_activity_to_the_window_
     diluted = RankCandidate(21, "Lunch in the kitchen. A dog on the sofa. A taxi", 180.0, 360.0, 180.0, 2)
     candidates = [*fine, moment, coarse, diluted]
     assert rerank("paint the fence", candidates, Words())[0] == 20, "three fine matches inside: the activity"
-    assert rerank("taxi at the gate", candidates, Words())[0] == 9, "one match, diluted above: the moment"
+    # each scale's graph ranks what the query names first: for the taxi, the moment and the diluted window
+    asked = {9: 1, 0: 2, 1: 3, 2: 4, 21: 1, 20: 2}
+    for_taxi = [dataclasses.replace(c, rank=asked[c.id]) for c in candidates]
+    assert rerank("taxi at the gate", for_taxi, Words())[0] == 9, "one match, diluted above: the moment"
 
     class Counting(Words):
         def __init__(self) -> None:
@@ -353,6 +356,26 @@ def test_offline_rerank_keeps_a_moment_fine_and_lifts_an_activity_to_the_window_
     stored = [dataclasses.replace(c, vector=v) for c, v in zip(candidates, vectors)]
     assert rerank("paint the fence", stored, held) == rerank("paint the fence", candidates, Words())
     assert held.texts == ["paint the fence"], "candidates that carry their vector are not embedded again"
+
+
+def test_offline_rerank_chooses_the_scales_and_keeps_each_scales_own_order() -> None:
+    """The similarity of the re-rank decides which scale each place goes to; which caption of a
+    scale fills it is the scale's own ranking (graph, keywords, recency), not the similarity."""
+    class Words:
+        dim = 4
+
+        def embed(self, texts: Sequence[str]) -> np.ndarray:
+            vocab = ["fence", "paint", "lunch", "kitchen"]
+            rows = np.array([[t.lower().count(w) for w in vocab] for t in texts], dtype=np.float32)
+            return rows / np.maximum(np.linalg.norm(rows, axis=1, keepdims=True), 1e-9)
+
+    # the scale ranked a recent, less similar caption first, as recency does for a question asked later
+    recent = RankCandidate(1, "I paint the fence by the kitchen", 500.0, 510.0, 10.0, 1)
+    older = RankCandidate(2, "I paint the fence", 100.0, 110.0, 10.0, 2)
+    window = RankCandidate(3, "Lunch in the kitchen", 0.0, 180.0, 180.0, 1)
+    order = rerank("paint the fence", [older, window, recent], Words())
+    assert order == [1, 2, 3], "the fine scale first, in its own order; the unrelated window last"
+    assert rerank("lunch in the kitchen", [older, window, recent], Words()) == [3, 1, 2]
 
 
 def test_generated_video_short_event_from_fine_scale_long_activity_from_coarse(tmp_path: Path) -> None:

@@ -15,6 +15,13 @@ be read from those per-scale ranks alone, since every scale has a best caption. 
    it. A lone match (a moment) keeps its finer, more precise caption, and so does a match whose
    coarser window is mostly about something else. The anchors reached come first, in fused
    order; all other candidates follow in fused order.
+3. **Within a scale, the scale's own order**: rules 1 and 2 decide which scale each place of
+   the result goes to; the captions that fill a scale's places are that scale's, in its own
+   order (`RankCandidate.rank`). A scale's ranking weighs what the similarity here does not —
+   the graph, keywords, how recent a window is when the question is asked at a moment — so
+   re-ordering captions of one scale by similarity undid it: on the A1_JAKE development week
+   the first result reached the target for 0.127 of the questions in fused order and for 0.155
+   with each scale's own order (docs/benchmarks.md).
 """
 
 from __future__ import annotations
@@ -77,4 +84,6 @@ def rerank(query: str, candidates: Sequence[RankCandidate], embedder: TextEmbedd
                 anchors[j] = held
                 for i in inside:
                     del anchors[i]
-    return [candidates[i].id for i in [*(i for i in order if i in anchors), *(i for i in order if i not in anchors)]]
+    places = [candidates[i].scale for i in [*(i for i in order if i in anchors), *(i for i in order if i not in anchors)]]
+    own = {s: iter(sorted((c for c in candidates if c.scale == s), key=lambda c: (c.rank, c.t_start))) for s in scales}
+    return [next(own[scale]).id for scale in places]
