@@ -19,9 +19,12 @@ be read from those per-scale ranks alone, since every scale has a best caption. 
    the result goes to; the captions that fill a scale's places are that scale's, in its own
    order (`RankCandidate.rank`). A scale's ranking weighs what the similarity here does not —
    the graph, keywords, how recent a window is when the question is asked at a moment — so
-   re-ordering captions of one scale by similarity undid it: on the A1_JAKE development week
-   the first result reached the target for 0.127 of the questions in fused order and for 0.155
-   with each scale's own order (docs/benchmarks.md).
+   re-ordering captions of one scale by similarity undid it: on the A1_JAKE development week,
+   asked with the question and its options as the agents search, the first result reached the
+   target for 0.127 of the questions in fused order and for 0.155 with each scale's own order.
+   The similarity to the question alone is a sharper signal than to a query holding four
+   options; asked so, or on a video asked as a whole, the rule moves less or loses a little
+   (docs/benchmarks.md).
 """
 
 from __future__ import annotations
