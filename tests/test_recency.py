@@ -37,6 +37,15 @@ def test_relevance_still_decides_between_candidates_of_the_same_age() -> None:
     assert [i for i, _ in reranked] == [2, 3, 1]
 
 
+def test_seconds_between_candidates_are_no_days_of_recency() -> None:
+    """With a day's half-life, clips ten seconds apart are equally recent: the more relevant one
+    leads. Stretching recency over the candidates (as Generative Agents normalise it) made the
+    later clip as much more recent as a day is than a week, and it led."""
+    ranked = [(1, 1.0), (2, 0.9), (3, 0.0)]
+    ends = {1: 100.0, 2: 110.0, 3: 50.0}
+    assert [i for i, _ in recency.reranked(ranked, ends, until=120.0, half_life_s=DAY)] == [1, 2, 3]
+
+
 def test_no_moment_of_asking_or_no_half_life_keeps_the_relevance_order() -> None:
     ranked = [(1, 0.9), (2, 0.85)]
     ends = {1: 0.0, 2: 5 * DAY}

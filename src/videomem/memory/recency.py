@@ -7,12 +7,15 @@ within the hour before the question and half within six hours, while a week's me
 seven days. Relevance alone ranks an old clip that shares the question's words before the
 recent one that answers it.
 
-Generative Agents (Park et al., 2023) rank a memory by relevance and recency together, each
-min-max normalised over the candidates and weighted equally, recency an exponential decay with
-age. This module does the same over the first `POOL` candidates of a memory's relevance ranking,
-with the half-life of the agent profile (`recency_half_life_hours`), for event captions, object
-observations and each episodic scale's windows. With two candidates any difference ties (each
-component spans 0 to 1), and a tie keeps the relevance order.
+Generative Agents (Park et al., 2023) rank a memory by relevance and recency together, weighted
+equally, recency an exponential decay with age. This module does the same over the first `POOL`
+candidates of a memory's relevance ranking, with the half-life of the agent profile
+(`recency_half_life_hours`), for event captions, object observations and each episodic scale's
+windows. Relevance is min-max normalised over the candidates (each memory scores on its own
+scale); recency is the decay itself, already between 0 and 1, and is not stretched to that
+range as Generative Agents stretch it: stretched, candidates seconds apart (a question about
+the last minute of a short recording) differed in recency as much as a day and a week do, and
+a clip ten seconds later led the one that answers. A tie keeps the relevance order.
 
 The timeline memory's free-text search is not re-ranked: its candidates are already the latest
 intervals of the entities the query names, and recency there lowered recall of the dev set's
@@ -45,8 +48,8 @@ def _unit(values: np.ndarray) -> np.ndarray:
 def reranked(
     ranked: Sequence[tuple[int, float]], ends: Mapping[int, float], until: float | None, half_life_s: float | None
 ) -> list[tuple[int, float]]:
-    """`ranked` (id, relevance), best first, ordered by normalised relevance plus normalised
-    recency, 0.5 ** (age / half-life) with age the time from an item's end (`ends`) to `until`;
+    """`ranked` (id, relevance), best first, ordered by min-max normalised relevance plus recency,
+    0.5 ** (age / half-life) with age the time from an item's end (`ends`) to `until`;
     scores relative to the best, as a fused ranking reports them. Ties keep the relevance order.
     With no moment of asking or no half-life, in the order and with the scores given. Either way
     an id without an end (a row gone since the index was written) is left out."""
@@ -55,7 +58,7 @@ def reranked(
         return ranked
     relevance = np.array([score for _, score in ranked], dtype=np.float64)
     ages = np.array([max(0.0, until - ends[i]) for i, _ in ranked], dtype=np.float64)
-    combined = _unit(relevance) + _unit(0.5 ** (ages / half_life_s))
+    combined = _unit(relevance) + 0.5 ** (ages / half_life_s)
     order = sorted(range(len(ranked)), key=lambda n: (-combined[n], n))
     best = float(combined[order[0]]) or 1.0
     return [(ranked[n][0], float(combined[n]) / best) for n in order]
