@@ -3,6 +3,7 @@ asking questions whose answers depend on the right moment."""
 
 import hashlib
 import json
+import random
 import re
 import subprocess
 import sys
@@ -12,9 +13,12 @@ from pathlib import Path
 import av
 import pytest
 
+from videomem.eval.egolife import load_egolife
 from videomem.eval.lvbench import load_lvbench
 from videomem.errors import SynthError, VideomemError
 from videomem.synth import MIN_MINUTES, synth, write_second
+from videomem.synth.second_egolife import day_items, hours_phrase
+from videomem.synth.vocabulary import COUNT_WORDS
 from videomem.timeline import UNTIL_SLACK, egolife_start
 
 
@@ -266,5 +270,30 @@ def test_second_writer_shares_no_sentence_form_and_its_answers_hold(single, corp
         if "how long" in q.question:
             (t0, t1), = q.targets
             assert answer == f"roughly {int(t1 - t0)} seconds"
-    with pytest.raises(VideomemError, match="single-video"):
-        write_second(corpus.root)
+
+
+def test_second_writer_on_days_asks_its_own_families_and_their_answers_hold(corpus):
+    path = write_second(corpus.root, seed=7)
+    second = load_egolife(path)
+    first = [*corpus.questions, *load_egolife(corpus.paraphrased_file)]
+    openings = {" ".join(q.question.split()[:2]).lower() for q in first}
+    assert not {" ".join(q.question.split()[:2]).lower() for q in second} & openings
+    items = day_items(json.loads((corpus.root / "script.json").read_text()), random.Random("second-7"))
+    assert [q.question for q in second] == [i.question for i in items]
+    spans = {(e.t_start, e.t_end): e for e in corpus.events}
+    for q, item in zip(second, items):
+        assert q.answer_text == item.correct and q.until == item.until
+        assert item.targets and all(t in spans and t[1] <= item.until for t in item.targets), q.question
+        if q.question.startswith(("Since the recording", "All told", "Up to now")):
+            assert q.answer_text == COUNT_WORDS[len(item.targets)]
+        if "how much time passed between" in q.question:
+            (a, _), (b, _) = item.targets
+            assert q.answer_text == hours_phrase(b - a)
+        if q.question.startswith("How long has it been"):
+            ((t, _),) = item.targets
+            assert q.answer_text == hours_phrase(q.until - t)
+        if "Which colour" in q.question:
+            assert q.answer_text.upper() == spans[item.targets[0]].colour
+    families = {"colour", "how much time", "How long has it been", "which came first", "sums up", "who came round",
+                "keys have been found", "part of the house"}
+    assert all(any(f in q.question for q in second) for f in families)

@@ -360,7 +360,8 @@ def synth(
         typer.Option(
             "--writer",
             help="'second': also write questions by a second writer that shares no sentence form with the first "
-            "(second/video_info.meta.jsonl; single-video corpora only), a report beside the first writer's score.",
+            "(second/video_info.meta.jsonl, or second/EgoLifeQA_A1_JAKE.json with --days), a report beside the "
+            "first writer's score.",
         ),
     ] = "first",
 ) -> None:
@@ -370,8 +371,6 @@ def synth(
 
     if writer not in ("first", "second"):
         raise VideomemError(f"--writer {writer!r}: choose first or second")
-    if writer == "second" and (days is not None or fmt == "egolife"):
-        raise VideomemError("--writer second: writes single-video (lvbench) corpora only")
     corpus = make(outdir, minutes=minutes, days=days, seed=seed, fmt=fmt, speech=speech)
     if writer == "second":
         typer.echo(f"second writer's questions: {write_second(corpus.root, seed)}")

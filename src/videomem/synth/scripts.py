@@ -46,6 +46,8 @@ class ScriptedEvent:
     """action, note, habit, placement, activity, meal, list or visit."""
     location: str
     video_id: str
+    colour: str | None = None
+    """The colour of the shape drawn beside the text (not written on screen), if any."""
 
 
 @dataclass(frozen=True)
@@ -166,7 +168,7 @@ def _make_lvbench(
         for index in range(lo, hi):
             inside = start <= index < start + length
             shots.append(Shot(location, text, colour, n_people) if inside else Shot(location))
-        event = ScriptedEvent(start * clip, (start + length) * clip, text, kind, location, key)
+        event = ScriptedEvent(start * clip, (start + length) * clip, text, kind, location, key, colour)
         events.append(event)
         facts_by_event.append((event, facts))
     quiet = [i for i in range(1, len(shots) - 1) if not (shots[i - 1].text or shots[i].text or shots[i + 1].text)]
@@ -362,7 +364,7 @@ def _make_egolife(
     for second, d, kind, text, location, colour, n_people, fact in plan:
         t = d * DAY + second
         path = _egolife_path(root, t)
-        events.append(ScriptedEvent(t, t + clip, text, kind, location, path.stem))
+        events.append(ScriptedEvent(t, t + clip, text, kind, location, path.stem, colour))
         facts.append((events[-1], fact))
         files.append((path, [(Shot(location, text, colour, n_people), clip)]))
     for d in range(days):

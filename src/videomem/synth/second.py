@@ -1,4 +1,4 @@
-"""A second question writer for a scripted single video, sharing no sentence form with the first.
+"""A second question writer for the scripted corpora, sharing no sentence form with the first.
 
 `scripts.py` writes its questions from its own templates, and its paraphrases reuse them, so
 a reader tuned on either is measured on the wording it was tuned to. This writer reads only
@@ -8,7 +8,9 @@ and asks about it in other words and with other answer forms (counts in words, r
 events came first, and how long one lasted. It is a report to read beside the first writer's
 score, never a floor to tune a reader to.
 
-Only the single-video (LVBench) format is written; an EgoLife-style corpus is refused.
+An EgoLife-style corpus gets its own questions (`second_egolife`): counts, order, hours between
+events, how long ago, colours, rooms, where a thing was at an hour, who came on which day, and
+day summaries, each asked at its own moment.
 """
 
 from __future__ import annotations
@@ -19,11 +21,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from videomem.errors import SynthError
-from videomem.synth.vocabulary import VERBS
+from videomem.synth.formats import QSpec, write_egolife
+from videomem.synth.second_egolife import day_items
+from videomem.synth.vocabulary import COUNT_WORDS, VERBS
 
 SECOND_DIR = "second"
 LETTERS = "ABCD"
-_COUNT_WORDS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
 _BASE = {third: base for third, base in VERBS}
 
 
@@ -105,7 +108,7 @@ def _items(events: list[dict], rng: random.Random) -> list[_Item]:
         person = habits[0]["text"].split()[0].title()
         n = len(habits)
         out.append(_Item(f"Over the whole recording, on how many separate occasions did {person} give the plants water?",
-                         _COUNT_WORDS[n], [_COUNT_WORDS[k] for k in range(1, min(n + 4, len(_COUNT_WORDS)))],
+                         COUNT_WORDS[n], [COUNT_WORDS[k] for k in range(1, min(n + 4, len(COUNT_WORDS)))],
                          ["reasoning", "summarization"], [(e["t_start"], e["t_end"]) for e in habits]))
     placements: dict[str, list[dict]] = {}
     for e in events:
@@ -131,26 +134,33 @@ def _mmss(seconds: float) -> str:
     return f"{total // 60:02d}:{total % 60:02d}"
 
 
+def _options(rng: random.Random, correct: str, others: list[str]) -> list[str]:
+    """The right answer and three others drawn at random, in random order (fewer when fewer exist)."""
+    distractors = [o for o in dict.fromkeys(others) if o != correct]
+    rng.shuffle(distractors)
+    options = [correct, *distractors[:3]]
+    rng.shuffle(options)
+    return options
+
+
 def write_second(corpus: str | Path, seed: int = 0) -> Path:
-    """Write the second writer's questions for a generated single-video corpus; returns the file
-    (LVBench's video_info.meta.jsonl format, under `second/`)."""
+    """Write the second writer's questions for a generated corpus and return the file: LVBench's
+    `video_info.meta.jsonl` for a single video, `EgoLifeQA_A1_JAKE.json` for days of clips, under
+    `second/`."""
     root = Path(corpus)
     try:
         events = json.loads((root / "script.json").read_text(encoding="utf-8"))
     except (OSError, json.JSONDecodeError) as exc:
         raise SynthError(f"{root}: no readable script.json of a generated corpus ({exc})") from None
-    if any(e["kind"] in ("meal", "list", "visit", "activity") for e in events):
-        raise SynthError(f"{root}: the second writer writes single-video (lvbench) corpora only")
-    keys = sorted({e["video_id"] for e in events})
     rng = random.Random(f"second-{seed}")
+    if any(e["kind"] in ("meal", "list", "visit", "activity") for e in events):
+        return _write_days(root, events, rng)
+    keys = sorted({e["video_id"] for e in events})
     qa = []
     for uid, item in enumerate(_items(events, rng), 1):
-        distractors = [o for o in dict.fromkeys(item.others) if o != item.correct]
-        rng.shuffle(distractors)
-        options = [item.correct, *distractors[:3]]
+        options = _options(rng, item.correct, item.others)
         if len(options) < 2:
             continue
-        rng.shuffle(options)
         text = item.question + "".join(f"\n({LETTERS[i]}) {o}" for i, o in enumerate(options))
         qa.append({
             "uid": str(uid),
@@ -162,4 +172,17 @@ def write_second(corpus: str | Path, seed: int = 0) -> Path:
     path = root / SECOND_DIR / "video_info.meta.jsonl"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps({"key": keys[0], "type": "synthetic", "qa": qa}) + "\n", encoding="utf-8")
+    return path
+
+
+def _write_days(root: Path, events: list[dict], rng: random.Random) -> Path:
+    specs = []
+    for item in day_items(events, rng):
+        options = _options(rng, item.correct, item.others)
+        specs.append(QSpec(
+            item.question, item.correct, [], [], [item.kind], item.targets, until=item.until,
+            options=options, letter=LETTERS[options.index(item.correct)],
+        ))
+    path = root / SECOND_DIR / "EgoLifeQA_A1_JAKE.json"
+    write_egolife(path, specs)
     return path

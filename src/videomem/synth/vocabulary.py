@@ -19,6 +19,8 @@ COLOURS: dict[str, tuple[int, int, int]] = {
     "ORANGE": (245, 135, 25),
     "PURPLE": (130, 50, 185),
 }
+COUNT_WORDS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
+"""Counts as the second question writer gives them: in words."""
 PEOPLE = ("ALICE", "BOB", "CAROL", "DAVID", "EMMA", "FRANK")
 VERBS = (  # (third person, base form)
     ("OPENS", "open"),
