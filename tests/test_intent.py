@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from videomem.models.offline.intent import asks_about_speech, question_intent, time_position
+from videomem.models.offline.intent import asks_about_speech, between_phrases, question_intent, time_position
 
 
 @pytest.mark.parametrize(
@@ -40,6 +40,8 @@ def test_an_end_of_the_timeline_is_read_from_varied_phrasing(question: str, end:
         "Where did the story start?",  # a start that is no end of the timeline
         "What colour is the kettle?",
         "Which came later, the rain or the barbecue?",  # a comparison, not an end
+        "What did Alice cook on the first day?",  # which day, not which occurrence
+        "Where did we eat on our last evening?",
     ],
 )
 def test_no_end_of_the_timeline_without_one(question: str) -> None:
@@ -76,3 +78,10 @@ def test_which_thing_is_not_a_who_question() -> None:
 )
 def test_a_question_about_speech_is_read_from_its_verbs(question: str, speech: bool) -> None:
     assert asks_about_speech(question) is speech
+
+
+def test_the_two_happenings_of_a_between_question_are_every_split_at_and() -> None:
+    assert between_phrases("How long was it between the bread and butter snack and the nap?") == [
+        ("the bread", "butter snack and the nap"), ("the bread and butter snack", "the nap"),
+    ]
+    assert between_phrases("How long did the nap last?") == []

@@ -342,9 +342,8 @@ def test_how_long_something_lasted_is_read_from_the_cited_interval(language: Off
     assert language.answer("For what stretch of time did the kettle keep boiling?", options, evidence).choice == "B"
     from videomem.models.offline.scoring import option_seconds
 
-    assert [option_seconds(o) for o in ("half an hour", "a day and a half", "2 hours 10 minutes", "the red box")] == [
-        1800, 1.5 * 86400, 7800, None
-    ]
+    said = ("half an hour", "a day and a half", "2 hours 10 minutes", "two and a half hours", "the red box")
+    assert [option_seconds(o) for o in said] == [1800, 1.5 * 86400, 7800, 9000, None]
 
 
 def test_morning_habit_uses_time_of_day(language: OfflineLanguage) -> None:

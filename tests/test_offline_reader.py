@@ -10,7 +10,7 @@ import pytest
 
 from memory_stores import offline_models
 from videomem.evidence import Count, Evidence, Span, Speech
-from videomem.models.offline.daytime import relative_window
+from videomem.models.offline.daytime import question_window, relative_window
 from videomem.models.offline.position import recording_window
 from videomem.models.offline.language import OfflineLanguage
 
@@ -412,3 +412,62 @@ def test_an_items_rank_is_its_place_among_its_own_memorys_items(language: Offlin
     triplet = item(1000, "Mina usually takes the bus to the library.", 0.3, source="semantic")
     options = ["By tram", "By bus", "On foot"]
     assert language.answer("How does Mina get to the library?", options, [*captions, triplet]).answer == "By bus"
+
+
+# ---------------------------------------------------------------- days named in the question
+
+
+@pytest.mark.parametrize(
+    ("question", "window"),
+    [
+        ("What did Lucia bake on the second day?", (DAY, 2 * DAY)),
+        ("Which board game came out on day 4?", (3 * DAY, 4 * DAY)),
+        ("What happened on DAY1 before lunch?", (0.0, DAY)),
+        ("Did we cook more on day 2 or on the third day?", None),  # two days
+        ("Who said the parcel came yesterday?", None),  # a day relative to now: often another clause's
+        ("Where is the charger?", None),
+    ],
+)
+def test_the_day_a_question_names_is_a_stretch_of_the_timeline(question: str, window: tuple | None) -> None:
+    assert question_window(question) == window
+
+
+def test_evidence_from_the_day_the_question_names_leads(language: OfflineLanguage) -> None:
+    evidence = [item(DAY + 40000, "Lucia bakes a pie in the oven.", 0.9), item(40000, "Lucia bakes muffins in the oven.", 0.5)]
+    options = ["A pie", "Muffins"]
+    assert language.answer("What did Lucia bake?", options, evidence).answer == "A pie"
+    assert language.answer("What did Lucia bake on the first day?", options, evidence).answer == "Muffins"
+
+
+def test_the_time_between_two_happenings_is_measured_from_one_to_the_other(language: OfflineLanguage) -> None:
+    evidence = [
+        item(9 * 3600, "Katrina unpacks the groceries in the kitchen.", 0.9),
+        item(13 * 3600, "A friend of Tasha arrives at the front door.", 0.6),
+        item(20 * 3600, "Jake tunes the guitar.", 0.3),
+    ]
+    options = ["About an hour", "Around four hours", "Nearly eleven hours"]
+    question = "Roughly how long passed between Katrina unpacking the groceries and the friend arriving?"
+    assert language.answer(question, options, evidence).answer == "Around four hours"
+
+
+def test_where_something_was_at_a_moment_is_where_it_was_last_put_by_then(language: OfflineLanguage) -> None:
+    evidence = [
+        item(DAY + 12 * 3600, "The wall clock shows 12:00 while Jake reads.", 0.95),  # the time's digits are no content
+        item(DAY + 15 * 3600, "Alice puts the scissors on the desk.", 0.9),
+        item(DAY + 9 * 3600, "Alice puts the scissors in the drawer.", 0.6),
+    ]
+    options = ["On the desk", "In the drawer"]
+    assert language.answer("Where were the scissors at 12:00 on the second day?", options, evidence).answer == "In the drawer"
+    assert language.answer("Where were the scissors at 16:30 on the second day?", options, evidence).answer == "On the desk"
+
+
+def test_an_order_option_is_found_by_its_happening_not_by_its_time_of_day_or_preposition(
+    language: OfflineLanguage,
+) -> None:
+    evidence = [
+        item(15 * 3600, "Jake drinks tea on the balcony.", 0.9),
+        item(10 * 3600, "Jake walks with Nicous along the river.", 0.5),
+    ]
+    options = ["Tea at noon", "A walk alongside Nicous"]
+    question = "Thinking of Jake: tea at noon, or a walk alongside Nicous, which was earlier?"
+    assert language.answer(question, options, evidence).answer == "A walk alongside Nicous"

@@ -57,6 +57,27 @@ def relative_window(phrase: str, now: float) -> tuple[float, float] | None:
     return start_day + lo * 3600, start_day + hi * 3600
 
 
+_ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7, "eighth": 8,
+             "ninth": 9, "tenth": 10}
+_NTH_DAY = re.compile(r"\b(" + "|".join(_ORDINALS) + r"|\d+(?:st|nd|rd|th))\s+day\b")
+_DAY_N = re.compile(r"\bday\s*(\d+|" + "|".join(NUMBERS) + r")\b")
+
+
+def question_window(question: str) -> tuple[float, float] | None:
+    """The day of the recording a question names by its number ("on the second day", "day 3",
+    "DAY3": days counted from 1, the first at timeline 0), when it names exactly one; else None.
+    A day named relative to now ("yesterday") is no such cue: in a question it often belongs to
+    a clause about something else ("who found out that the dog was not taken away yesterday?"
+    asks about today), and recency already favours the recent."""
+    text = " ".join(words(question))
+    numbered = {_ORDINALS.get(m, None) or int(re.sub(r"\D", "", m)) for m in _NTH_DAY.findall(text)}
+    numbered |= {int(m) if m.isdigit() else NUMBERS[m] for m in _DAY_N.findall(text)}
+    if len(numbered) != 1:
+        return None
+    (day,) = numbered
+    return ((day - 1) * DAY, day * DAY) if day >= 1 else None
+
+
 def closeness(moment: float, window: tuple[float, float], scale: float = 3600.0) -> float:
     """How well a moment fits a window: 1 at its middle, 0.5 at its edges, and outside it
     0.5 × exp(-distance / scale), the scale an hour unless told, so the nearest window wins

@@ -3,8 +3,8 @@ from its parse, not from any benchmark's phrasing.
 
 English marks these with its interrogative phrase, whatever else the question says: "how" with
 a quantity word asks for a count ("how many", "how often", "how frequently"); "how long" for a
-duration, or for a time when the question also says "ago"; a unit of time counted ("how many
-minutes") for a duration too; "when" / "what time" / "what day" for a time; "who" / "whom" /
+duration, or for a time when the question also says "ago" or "since" (the time from a happening
+up to now); a unit of time counted ("how many minutes") or "how much time" for a duration too; "when" / "what time" / "what day" for a time; "who" / "whom" /
 "whose" for a person; "where" for a state (where something is). A question that weighs one
 happening against another — a comparative or superlative of time ("earlier", "first", "later")
 or "before" / "after", together with an alternative ("or") — asks for an order. A question with
@@ -19,6 +19,7 @@ the end ("at the very start", "to begin with", "in the end").
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
@@ -52,6 +53,8 @@ SPEECH_CUES = SPEECH_VERBS | {verb for verb, _ in _SPEECH_PHRASAL}
 _QUANTITY = frozenset({"many", "much", "often", "frequently"})
 _TIME_UNITS = frozenset({"second", "minute", "hour", "day", "week", "month", "year"})
 _TIME_NOUNS = frozenset({"time", "day", "hour", "date", "moment", "point"})
+DAY_NOUNS = frozenset({"day", "night", "morning", "afternoon", "evening", "week"})
+"""Nouns whose ordinal names a day or a part of one, not an occurrence."""
 _TEMPORAL = frozenset({"early", "late", "soon", "first", "last", "before", "after", "previously", "then"})
 _TEMPORAL_FORMS = frozenset({"earlier", "earliest", "later", "latest", "sooner", "soonest"})
 """Comparatives and superlatives the lemmatiser may leave as they are."""
@@ -69,7 +72,8 @@ def question_intent(question: str) -> Intent | None:
     tokens = [t for t in doc if not t.is_punct]
     lower = [t.lower_ for t in tokens]
     lemma = [t.lemma_.lower() for t in tokens]
-    ago = "ago" in lower
+    # "ago", or "since" a happening with nothing after it: the time from then up to now
+    ago = "ago" in lower or "since" in lower
     for i, word in enumerate(lower):
         following = lower[i + 1] if i + 1 < len(lower) else ""
         if word == "how":
@@ -77,7 +81,7 @@ def question_intent(question: str) -> Intent | None:
                 return "when" if ago else "duration"
             if following in _QUANTITY:
                 unit = lemma[i + 2] if i + 2 < len(lemma) else ""
-                if unit in _TIME_UNITS:
+                if unit in _TIME_UNITS or (following == "much" and unit == "time"):
                     return "when" if ago else "duration"
                 return "count"
         if word == "when" or (word in ("what", "which") and lemma[i + 1 : i + 2] and lemma[i + 1] in _TIME_NOUNS):
@@ -111,13 +115,16 @@ def time_position(question: str) -> TimePosition | None:
     """Whether the question asks for the earliest or the latest occurrence; None when it asks
     for neither, or for both ("first or last" weighs two ends: an order, not a position).
 
-    "last" is a verb, not a position, in a question about how long something lasted."""
+    "last" is a verb, not a position, in a question about how long something lasted; an
+    ordinal of a day ("the first day", "last night") names a day (`daytime.question_window`)."""
     tokens = [t for t in _parse(question) if not t.is_punct]
     lower = [t.lower_ for t in tokens]
     duration = question_intent(question) == "duration"
     found: dict[End, set[str]] = {"earliest": set(), "latest": set()}
     for i, token in enumerate(tokens):
         word = lower[i]
+        if token.head is not token and token.head.lemma_.lower() in DAY_NOUNS:
+            continue  # "on the first day", "last night": which day, not which occurrence
         if word in _EARLIEST_WORDS:
             found["earliest"] |= {word, token.lemma_.lower()}
         elif word in _LATEST_WORDS and not (word == "last" and duration):
@@ -143,6 +150,17 @@ def asks_later(question: str) -> bool:
     if position is not None:
         return position.end == "latest"
     return any(t.lemma_.lower() in _LATER or t.lower_ in _LATER for t in _parse(question))
+
+
+def between_phrases(question: str) -> list[tuple[str, str]]:
+    """The two happenings a question measures the time between ("how long between my lunch and
+    the walk?"): the words after "between", split at an "and", every way it can be split ("Bob
+    and Emma" may be one of them); [] when the question has no "between"."""
+    said = re.split(r"\bbetween\b", question, maxsplit=1, flags=re.IGNORECASE)
+    if len(said) < 2:
+        return []
+    parts = [p.strip(" ,") for p in re.split(r"\band\b", said[1].strip(" ?.!"), flags=re.IGNORECASE)]
+    return [(" and ".join(parts[:k]), " and ".join(parts[k:])) for k in range(1, len(parts))]
 
 
 def asks_about_speech(question: str) -> bool:

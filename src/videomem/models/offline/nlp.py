@@ -75,10 +75,15 @@ def _clause(text: str, start: int, end: int) -> str:
     return text[(before[-1] if before else 0) : (after.start() if after else len(text))].strip()
 
 
+_PREPOSITIONS = frozenset({"alongside", "amid", "amidst", "despite", "till", "unto"})
+"""Prepositions spaCy's English stopword list leaves out ("playing cards alongside Bob" says
+"with Bob"); place prepositions are the scorer's own concern (`scoring.PLACE_WORDS`)."""
+
+
 def stopwords() -> frozenset[str]:
     from spacy.lang.en.stop_words import STOP_WORDS
 
-    return frozenset(STOP_WORDS)
+    return frozenset(STOP_WORDS) | _PREPOSITIONS
 
 
 _WORD = re.compile(r"[a-z0-9]+")

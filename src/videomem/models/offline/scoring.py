@@ -19,8 +19,13 @@ the question's content words, or as many as the best item holds):
   latest (or earliest) first, weights 1, 1/2, 1/3, …; other items × 0.3 (by time of day when
   the question also names a part of the day: "first thing in the morning"). The words that
   said so are cues, not content to look for;
-* a clock time ("at 12:35", "DAY2 11:09:42"): items whose range holds it keep their weight,
-  others × 0.3;
+* a day of the recording named by its number ("on the second day", "day 3",
+  `daytime.question_window`): items recorded on it keep their weight, others × 0.3, and an end
+  of the timeline is looked for among that day's items;
+* a clock time ("at 12:35", "DAY2 11:09:42"; on a named day, "at 10:00" is that day's hour):
+  items whose range holds it keep their weight, others × 0.3 — except for where something is
+  (intent `state`: "where were the scissors at noon?"), which is where it was last put by then:
+  the items about the question that end by that time, latest first, as for "most recently";
 * "morning", "noon", "afternoon", "evening", "night" (`daytime.PERIODS`): items recorded at that
   time of day keep their weight, others × 0.3.
 
@@ -75,7 +80,8 @@ reads typed evidence fields, never a memory's prose:
   options name happenings the evidence records: the option found first wins (the later one when
   the question asks for it, `intent.asks_later`), each found at the start of the earliest
   evidence interval whose text names it (`Evidence.spans`: a timeline run, a coarse window's
-  finer captions), never at a summary's own start when it has finer captions.
+  finer captions; its words but place words and parts of the day: "lunch at midday" is found
+  where lunch is shown), never at a summary's own start when it has finer captions.
 * Options that each name a place in the recording ("around minute 4", "the 5-minute mark",
   "at 04:10"; `position.recording_window`), for a question that is not a count: each scores how
   well the midpoint of a run of evidence about the question (`_runs`, below) falls in its
@@ -84,7 +90,10 @@ reads typed evidence fields, never a memory's prose:
 * Options that are all amounts of time ("2 hours", "about 45 minutes ago", "a day and a half"):
   a relative-time question (intent `when`, or "… ago" in every option) is measured from the
   cited moment (a run's midpoint) to the query time, which the agent passes as `now` (without
-  it, no rule); any other asks how long something lasted, the duration of a run. A run (`_runs`)
+  it, no rule); a question about the time *between* two happenings ("how long between my
+  lunch and the walk?", `intent.between_phrases`) is measured from the start of one's run to
+  the other's, each run found on the items most about its own words, the two runs' weights
+  multiplied; any other asks how long something lasted, the duration of a run. A run (`_runs`)
   is made of the intervals about the question (`Evidence.spans`, chosen as for a count: a
   10-min window whose finer captions name the activity only in its last 3 minutes gives those
   3 minutes) of the items most about it (the largest share of its content words), a coarser
@@ -127,8 +136,10 @@ from videomem.errors import TimeFormatError
 from videomem.evidence import Evidence, Span
 from videomem.models.engines import TextEmbedder
 from videomem.models.offline.colours import PALETTE
-from videomem.models.offline.daytime import PERIODS, closeness, relative_window
-from videomem.models.offline.intent import SPEECH_CUES, asks_about_speech, asks_later, question_intent, time_position
+from videomem.models.offline.daytime import PERIODS, closeness, question_window, relative_window
+from videomem.models.offline.intent import (
+    SPEECH_CUES, TimePosition, asks_about_speech, asks_later, between_phrases, question_intent, time_position,
+)
 from videomem.models.offline.nlp import (
     NUMBER, NUMBERS, forms, lemmas, number_value, quoted_spans, split_sentences, squash, stopwords, unit_seconds,
     words,
@@ -152,6 +163,8 @@ TOUCH = 1.0
 """Seconds between two moments or intervals within which they are one (clips abut, give or take)."""
 BEST_SENTENCE_CHUNK = 16
 """Sentences embedded per call while looking for the best one (a free-form answer)."""
+GAP_RUNS = 5
+"""Best runs of each happening weighed against the other's for the time between them."""
 NEAR = 8
 """Words either side of an option's word that count as near it: about a clause."""
 SENTENCE_SHARE = 0.5
@@ -167,21 +180,28 @@ _CUES = frozenset(PERIODS) | {"late", "early", "many", "time"}
 """Words that steer weighting or counting, not content to look for ('latest' lemmatises to 'late');
 the words that ask for an end of the timeline (`time_position`) are dropped per question."""
 _AMOUNT = re.compile(
-    r"\b(half an?|an?|" + NUMBER + r")\s+"
+    r"\b(half an?|an?|" + NUMBER + r")(\s+and\s+a\s+half)?\s+"
     r"(seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?)\b(\s+and\s+a\s+half)?",
     re.IGNORECASE,
 )
 _CLOCK = re.compile(r"\b(?:DAY\d+[ _])?\d{1,2}:\d{2}(?::\d{2})?\b", re.IGNORECASE)
 
 
-def question_times(question: str) -> list[float]:
-    """Clock times written in a question ('What happens at 12:35?'), as corpus seconds."""
+def question_times(question: str, day: tuple[float, float] | None = None) -> list[float]:
+    """Clock times written in a question ('What happens at 12:35?'), as corpus seconds. On a day
+    the question names (`day`, `daytime.question_window`) a time without a day is on that day,
+    and one of two parts is hours and minutes ('at 10:00 on the second day'), not a video's
+    minutes and seconds."""
     out = []
     for text in _CLOCK.findall(question):
+        parts = text.split(":")
+        if day is not None and len(parts) == 2 and parts[0].isdigit():
+            text = f"{text}:00"
         try:
-            out.append(parse_time(text.replace("_", " ")))
+            t = parse_time(text.replace("_", " "))
         except TimeFormatError:
             continue
+        out.append(t + day[0] // DAY * DAY if day is not None and t < DAY else t)
     return out
 
 
@@ -200,7 +220,8 @@ def option_seconds(option: str) -> float | None:
     """The amount of time an option names ("2 hours 10 minutes", "half an hour", "a day and a
     half"), in seconds; None when it names none."""
     total, found = 0.0, False
-    for amount, unit, half in _AMOUNT.findall(option.lower()):
+    for amount, half_before, unit, half in _AMOUNT.findall(option.lower()):
+        half = half or half_before  # "two and a half hours", "an hour and a half"
         value = 0.5 if amount.startswith("half") else 1.0 if amount in ("a", "an") else number_value(amount)
         total += (value + (0.5 if half else 0.0)) * unit_seconds(unit)
         found = True
@@ -260,11 +281,13 @@ class OptionScorer:
         """What the question is about: its content words, without cue and place words (an option
         carries 'in' or 'on'; the question's own 'in the evening' would only dilute the match),
         and without words that no evidence item holds: those cannot tell the items apart, they
-        only lower every item's share alike ('What usually happens …', 'first thing …')."""
+        only lower every item's share alike ('What usually happens …', 'first thing …'). A
+        clock time is a time cue, not words to look for."""
         found = set().union(*item_words) if item_words else set()
         position = time_position(question)
         cues = _CUES | (position.words if position else frozenset())
-        return {w for w in self._content(question) if w not in cues and w not in PLACE_WORDS and w in found}
+        untimed = _CLOCK.sub(" ", question)  # a clock time is a cue: "17" and "00" are no content
+        return {w for w in self._content(untimed) if w not in cues and w not in PLACE_WORDS and w in found}
 
     def _weights(self, question: str, evidence: Sequence[Evidence], about: np.ndarray) -> np.ndarray:
         # A memory's items come best first, each memory scoring on its own scale (a cosine, a
@@ -278,6 +301,18 @@ class OptionScorer:
         relevant = [i for i in range(len(evidence)) if about[i]]
         periods = [PERIODS[w] for w in said if w in PERIODS]
         position = time_position(question)
+        day = question_window(question)
+        times = question_times(question, day)
+        on_day = np.ones(len(evidence), bool)
+        if day is not None:
+            middle = np.array([(e.t_start + e.t_end) / 2 for e in evidence])
+            on_day = (middle >= day[0]) & (middle < day[1])
+            relevant = [i for i in relevant if on_day[i]] or relevant
+        if times and question_intent(question) == "state" and relevant:
+            # where something is at a moment: where it was last put by then
+            position = TimePosition("latest", frozenset())
+            relevant = [i for i in relevant if evidence[i].t_end <= max(times) + TOUCH]
+            times = []
         if position is not None and relevant:
             latest = position.end == "latest"
             # an end of a named part of the day ("the earliest chore of my mornings") is about
@@ -287,7 +322,6 @@ class OptionScorer:
             weight *= OFF_CUE
             for rank, i in enumerate(order):
                 weight[i] = 1.0 / (1.0 + rank)
-        times = question_times(question)
         if times:
             holds = np.array([any(e.t_start - 1 <= t <= e.t_end + 1 for t in times) for e in evidence])
             weight *= np.where(holds, 1.0, OFF_CUE)
@@ -297,6 +331,7 @@ class OptionScorer:
             for lo, hi in periods:
                 inside |= ((hour >= lo) & (hour < hi)) | ((hour + 24 >= lo) & (hour + 24 < hi))
             weight *= np.where(inside, 1.0, OFF_CUE)
+        weight *= np.where(on_day, 1.0, OFF_CUE)
         spans = np.array([max(e.t_end - e.t_start, 0.0) for e in evidence])
         return weight * np.sqrt(SPECIFIC_S / np.maximum(spans, SPECIFIC_S))
 
@@ -349,6 +384,8 @@ class OptionScorer:
             lexical = np.array([self._overlap(r, evidence, read.weight * read.cover) for r in ranges])
         elif intent != "count" and all(places := [recording_window(o) for o in options]):
             lexical = self._placed(places, _runs(evidence, read.weight * _most_about(read), read.asked))  # type: ignore[arg-type]
+        elif all(amounts) and not relative and (gap := self._between(question, amounts, evidence, read)) is not None:
+            lexical = gap
         elif all(amounts) and (now is not None or not relative):
             runs = _runs(evidence, read.weight * _most_about(read), read.asked)
             lexical = self._elapsed(amounts, runs, now if relative else None)  # type: ignore[arg-type]
@@ -389,11 +426,13 @@ class OptionScorer:
         return self._distinct(option, options) <= forms(text) or (len(squash(option)) >= 3 and squash(option) in squash(text))
 
     def _distinct(self, option: str, options: Sequence[str]) -> set[str]:
-        """The option's words that tell it from the others, place words aside unless that is all it has."""
+        """The option's words that tell it from the others, place words and parts of the day
+        aside unless that is all it has ("lunch at midday": the text shows lunch, its time says
+        midday)."""
         option = strip_label(option)
         common = set.intersection(*(set(self._content(strip_label(o))) for o in options)) if len(options) > 1 else set()
         distinct = {w for w in self._content(option) if w not in common}
-        return {w for w in distinct if w not in PLACE_WORDS} or distinct or set(lemmas(option)) - common
+        return {w for w in distinct if w not in PLACE_WORDS and w not in PERIODS} or distinct or set(lemmas(option)) - common
 
     def unheard(self, question: str, options: Sequence[str], evidence: Sequence[Evidence]) -> list[Evidence]:
         """The evidence items that hold untranscribed speech, when the question asks what was said
@@ -517,6 +556,41 @@ class OptionScorer:
             else:
                 last = (video, max(last[1], end))
         return count
+
+    def _between(
+        self, question: str, amounts: Sequence[float], evidence: Sequence[Evidence], read: _Read
+    ) -> np.ndarray | None:
+        """For a question about the time between two happenings ("how long between my lunch and
+        the walk?", `intent.between_phrases`): per option, how close its amount is to the time
+        from the start of one happening's run of evidence (`_runs`, on the items most about its
+        words) to the other's, times the two runs' weights, best pair first. The split of the
+        words at an "and" whose two runs weigh most is taken. None when no split finds both."""
+        found = set().union(*read.item_words) if read.item_words else set()
+        best: tuple[float, np.ndarray] | None = None
+        for phrases in between_phrases(question):
+            runs = []
+            for phrase in phrases:
+                asked = {w for w in self._content(phrase) if w in found and w not in _CUES and w not in PLACE_WORDS}
+                if not asked:
+                    break
+                cover = np.array([len(asked & w) / len(asked) for w in read.item_words])
+                most = (cover >= cover.max() - 1e-9) & (cover > 0)
+                ranked = sorted(_runs(evidence, read.weight * most, asked), key=lambda r: -r[1])[:GAP_RUNS]
+                if not ranked:
+                    break
+                runs.append(ranked)
+            if len(runs) < 2:
+                continue
+            out = np.zeros(len(amounts))
+            for a, wa in runs[0]:
+                for b, wb in runs[1]:
+                    measured = abs(b.t_start - a.t_start)
+                    if measured > 0:
+                        out = np.maximum(out, [wa * wb * float(np.exp(-abs(np.log(measured / x)))) for x in amounts])
+            weight = runs[0][0][1] * runs[1][0][1]
+            if best is None or weight > best[0]:
+                best = (weight, out)
+        return best[1] if best is not None else None
 
     @staticmethod
     def _elapsed(amounts: Sequence[float], runs: Sequence[tuple[Span, float]], now: float | None) -> np.ndarray:
