@@ -154,6 +154,17 @@ def test_each_registered_memory_is_a_tool_named_after_it(events_store: Store) ->
         AgentConfig(tools=("memory.dreams",))
 
 
+def test_a_memory_search_may_look_before_an_earlier_moment_never_after_the_query_time(events_store: Store) -> None:
+    models = _Models([])
+    cfg = AgentConfig(tools=("memory.events",))
+    toolbox = Toolbox(events_store, models, Memories.open(events_store, models, cfg), cfg, until=45)
+    earlier = toolbox.call("memory.events", {"query": "train to Paris", "before": "00:00:15"})
+    assert earlier.evidence and all(e.t_end <= 15 for e in earlier.evidence)
+    later = toolbox.call("memory.events", {"query": "train to Paris", "before": 500})
+    assert max(e.t_end for e in later.evidence) > 15 and all(e.t_end <= 45 for e in later.evidence), "no later than until"
+    assert "before 00:00:05" in toolbox.call("memory.events", {"query": "train", "before": 5}).observation
+
+
 # ------------------------------------------------------------------ the ReAct loop
 
 

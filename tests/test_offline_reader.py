@@ -471,3 +471,14 @@ def test_an_order_option_is_found_by_its_happening_not_by_its_time_of_day_or_pre
     options = ["Tea at noon", "A walk alongside Nicous"]
     question = "Thinking of Jake: tea at noon, or a walk alongside Nicous, which was earlier?"
     assert language.answer(question, options, evidence).answer == "A walk alongside Nicous"
+
+
+def test_an_order_option_said_in_other_words_is_found_by_meaning(language: OfflineLanguage) -> None:
+    evidence = [
+        item(12.5 * 3600, "Lucia eats a bowl of soup at the kitchen table.", 0.9),
+        item(10 * 3600, "Shure comes to visit and rings the doorbell.", 0.5),
+        item(8 * 3600, "Jake tunes the guitar.", 0.4),
+    ]
+    options = ["Lucia having soup", "Shure dropping by", "Both at once", "Neither happened"]
+    question = "Which happened earlier, Lucia having soup or Shure dropping by?"
+    assert language.answer(question, options, evidence).answer == "Shure dropping by"

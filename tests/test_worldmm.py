@@ -92,6 +92,16 @@ def test_rounds_feed_the_next_decision_and_the_response(events_store: Store) -> 
     assert answer.tokens == 4 * 15 and sum(step["tokens"] for step in answer.trace) == answer.tokens
 
 
+def test_a_decision_before_an_earlier_moment_reaches_the_memory_search(events_store: Store) -> None:
+    earlier = RetrievalDecision(decision="search", memory="events", query="train", before="00:00:15", reason="day one")
+    models = _Models([earlier, _search("events", "train"), ANSWER])
+    answer = Agent(events_store, models, WORLDMM).ask("Where did the train go first?", until=40)
+    first, second = models.language.responded[0]
+    assert first.evidence and all(e.t_end <= 15 for e in first.evidence)
+    assert max(e.t_end for e in second.evidence) > 15, "without `before` the search sees up to the query time"
+    assert answer.trace[0]["arguments"] == {"query": "train", "before": 15.0}
+
+
 def test_malformed_decisions_are_shown_back_then_forced_to_answer(events_store: Store) -> None:
     unusable = MalformedOutputError("decide_retrieval: unusable output")
     models = _Models([_search("visual", "red"), _search("events", "balloon"), _search("semantic", "x"), unusable, ANSWER])
@@ -174,6 +184,10 @@ def test_offline_planner_picks_the_memory_by_question_kind(question: str, memory
         ("How long did the board game with Shure go on?", "duration"),
         ("How many minutes did the cake spend in the oven?", "duration"),
         ("How long ago did I put the scissors away?", "when"),
+        ("How long is it since Shure last fed the cat?", "when"),  # since then, up to now
+        ("About how much time did the soup need on the stove?", "duration"),
+        ("How much time went by from breakfast to the car ride?", "duration"),
+        ("How many times did Nicous sneeze?", "count"),
         ("At what time did the courier ring?", "when"),
         ("Whom did I go shopping with?", "who"),
         ("Where did the charger end up?", "state"),
@@ -219,6 +233,20 @@ def test_offline_planner_routes_counts_orders_durations_and_times_to_timeline_fi
         history.append(RoundRecord("search", decision.memory, decision.query, ""))
     assert "timeline" not in chosen, "a question with no structured intent does not search the intervals"
     assert choose_memory(_state("How long did the game last?", ["episodic", "semantic"])).memory == "episodic"
+
+
+@pytest.mark.parametrize(
+    ("question", "before"),
+    [
+        ("What did Lucia bake on the second day?", 2 * 86400.0),  # that day's end
+        ("Where was the ladder at 09:30 on day 3?", 2 * 86400.0 + 9.5 * 3600),  # where it was by then
+        ("What was Kofi doing at 09:30 on day 3?", 3 * 86400.0),  # a happening at that time: the day
+        ("What did Lucia bake?", None),
+    ],
+)
+def test_a_question_about_an_earlier_day_searches_memory_recorded_by_then(question: str, before: float | None) -> None:
+    decision = choose_memory(_state(question, ["episodic", "semantic"]))
+    assert decision.before == before
 
 
 def test_offline_planner_then_searches_the_rest_once_and_answers() -> None:

@@ -204,7 +204,12 @@ class Agent:
             decision = agent.decide_retrieval(state)
             if decision.decision == "answer":
                 return ToolCall(thought=decision.reason, tool=FINISH, arguments={})
-            return ToolCall(thought=decision.reason, tool=tool_name(decision.memory or ""), arguments={"query": decision.query or ""})
+            name = tool_name(decision.memory or "")
+            arguments: dict[str, Any] = {"query": decision.query or ""}
+            tool = toolbox.tools.get(name)
+            if decision.before is not None and tool is not None and "before" in tool.arguments.model_fields:
+                arguments["before"] = decision.before  # a memory's own tool (timeline) takes no `before`
+            return ToolCall(thought=decision.reason, tool=name, arguments=arguments)
 
         def failed(call: ToolCall, error: str) -> None:
             rounds.append(RoundRecord("search", _memory(call.tool), str(call.arguments.get("query", "")), error, error=True))

@@ -11,7 +11,9 @@ frames to the vision-language model with the question being answered and returns
 (frames mean nothing to the text-only answer step); or the memory's own tool, whose typed
 arguments its `tool` method declares (timeline memory's operations).
 
-Every tool sees only what the question may see: memory recorded by `until`, in `video_id`.
+Every tool sees only what the question may see: memory recorded by `until`, in `video_id`; a
+memory search may look at less (`before`: what was recorded by an earlier moment the question
+is about), never at more.
 """
 
 from __future__ import annotations
@@ -58,6 +60,11 @@ Query = Annotated[str, Field(min_length=1, description="short keyword query: peo
 MAX_TOP_K = 50
 """Most entries one search returns, wherever it is asked for (a tool call, MCP, HTTP)."""
 TopK = Annotated[int | None, Field(ge=1, le=MAX_TOP_K, description="how many entries (default: the agent's top_k)")]
+Before = Annotated[
+    TimeArgument | None,
+    Field(description="only memory recorded by this time, for a question about an earlier moment or day "
+          "('where were the keys at DAY1 10:00:00?'); default and latest: the query time"),
+]
 VisualQuery = Annotated[
     str,
     Field(
@@ -247,10 +254,10 @@ class Toolbox:
         if entry.tool == "own":
             return as_tool(tool_name(memory), self._own_tool(memory), spec=entry.cls.tool)
 
-        def search(query: Query, top_k: TopK = None) -> ToolResult:
-            found = self.memories[memory].retrieve(query, top_k or self.cfg.top_k, self.until, self.video_id)
+        def search(query: Query, top_k: TopK = None, before: Before = None) -> ToolResult:
+            found = self.memories[memory].retrieve(query, top_k or self.cfg.top_k, self._by(before), self.video_id)
             if not found:
-                return ToolResult(self._nothing())
+                return ToolResult(self._nothing(before))
             lines = [f"{n}. {self._entry(e)}" for n, e in enumerate(found, start=1)]
             return ToolResult(f"From {memory} memory:\n" + "\n".join(lines), found)
 
@@ -271,7 +278,7 @@ class Toolbox:
     def _looking_tool(self, name: str) -> Callable[..., ToolResult]:
         """`memory.<name>` over a memory of frames: the vision model looks at what it finds."""
 
-        def look(query: VisualQuery, top_k: TopK = None) -> ToolResult:
+        def look(query: VisualQuery, top_k: TopK = None, before: Before = None) -> ToolResult:
             """Visual memory, looked at by the vision-language model with the question being answered:
             a time range ('DAY1 11:00:00 - DAY1 11:02:00', '00:10:00 - 00:12:00') shows it the frames
             recorded then; any other query finds the segments whose frames look most like it (a
@@ -288,9 +295,9 @@ class Toolbox:
                 raise ToolCallError(f"invalid arguments for {tool_name(name)}: {exc}") from None
             if span is not None:
                 return self._look_at_range(name, memory, *span)
-            found = memory.search(query, top_k or self.cfg.top_k, self.until, self.video_id)
+            found = memory.search(query, top_k or self.cfg.top_k, self._by(before), self.video_id)
             if not found:
-                return ToolResult(self._nothing())
+                return ToolResult(self._nothing(before))
             lines = [f"{n}. {self._entry(e)}" for n, e in enumerate(found, start=1)]
             looked = []
             for n, segment in enumerate(found[: self.cfg.visual.inspect], start=1):
@@ -357,11 +364,20 @@ class Toolbox:
         prefix = f"{e.video_id} " if self._several_videos else ""
         return prefix + self.time.span(e.t_start, e.t_end)
 
-    def _before(self) -> str:
-        return f" before the query time {self.time(self.until)}" if self.until is not None else ""
+    def _by(self, before: float | None) -> float | None:
+        """What a search may see: memory recorded by `before`, never later than the query time."""
+        if before is None:
+            return self.until
+        return before if self.until is None else min(before, self.until)
 
-    def _nothing(self) -> str:
-        return "No memory entries found" + self._before()
+    def _before(self, before: float | None = None) -> str:
+        by = self._by(before)
+        if by is None:
+            return ""
+        return f" before {self.time(by)}" if by != self.until else f" before the query time {self.time(by)}"
+
+    def _nothing(self, before: float | None = None) -> str:
+        return "No memory entries found" + self._before(before)
 
 
 def _excerpt(text: str) -> str:

@@ -46,6 +46,7 @@ from typing import Any
 from videomem.choice import search_text
 from videomem.evidence import Evidence
 from videomem.models.tasks.agent import AgentState, RetrievalDecision, RetrievalState, ToolCall
+from videomem.models.offline.daytime import question_window
 from videomem.models.offline.intent import question_intent
 from videomem.models.offline.nlp import lemmas
 from videomem.models.offline.scoring import question_times
@@ -59,6 +60,19 @@ AROUND = 5.0
 QUANTITY_INTENTS = frozenset({"count", "duration", "when"})
 """Intents whose options are quantities (a number, an amount of time, a time), not content."""
 
+
+
+def asked_by(question: str) -> float | None:
+    """The latest moment a question is about, when it names a day of the recording
+    (`daytime.question_window`): where something was at a clock time of that day (intent
+    `state`: "where were the keys at 10:00 on the first day?") is what was recorded by then,
+    anything else about that day what was recorded by its end. Memory searches look no later
+    (their `before`), so later days, which recency favours, do not crowd the day out."""
+    day = question_window(question)
+    if day is None:
+        return None
+    times = question_times(question, day) if question_intent(question) == "state" else []
+    return max(times) if times else day[1]
 
 
 def tool_names(tools: list[dict[str, Any]]) -> dict[str, set[str]]:
@@ -99,10 +113,11 @@ def plan(state: AgentState, margin_of: Callable[[str], float], mentions: Callabl
         )
     for name in tools:
         if name.startswith(MEMORY_PREFIX) and name not in used:
+            before = asked_by(state.question)
             return ToolCall(
                 thought=f"The profile offers {name}; search it for the question and its options too.",
                 tool=name,
-                arguments=_args(tools[name], query=query),
+                arguments=_args(tools[name], query=query, **({"before": before} if before is not None else {})),
             )
     named = question_times(state.question)
     if QA in tools and QA not in used and named:
@@ -193,7 +208,9 @@ def choose_memory(state: RetrievalState) -> RetrievalDecision:
     # search towards whatever text says "afternoon".
     question_only = memory == "visual" or intent in QUANTITY_INTENTS
     parts = [state.question] if question_only else [state.question, *(state.choices or [])]
-    return RetrievalDecision(decision="search", memory=memory, query=" ".join(parts), reason=reason)
+    return RetrievalDecision(
+        decision="search", memory=memory, query=" ".join(parts), before=asked_by(state.question), reason=reason
+    )
 
 
 _KIND_WORDS = {

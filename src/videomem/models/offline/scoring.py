@@ -81,7 +81,10 @@ reads typed evidence fields, never a memory's prose:
   the question asks for it, `intent.asks_later`), each found at the start of the earliest
   evidence interval whose text names it (`Evidence.spans`: a timeline run, a coarse window's
   finer captions; its words but place words and parts of the day: "lunch at midday" is found
-  where lunch is shown), never at a summary's own start when it has finer captions.
+  where lunch is shown), never at a summary's own start when it has finer captions; an option
+  no interval names in its words is found where an interval is closest to it in meaning of all
+  the options (MiniLM cosine at least 0.25, 0.1 ahead of any other option's: "Bob dropping by"
+  for "Bob comes to visit").
 * Options that each name a place in the recording ("around minute 4", "the 5-minute mark",
   "at 04:10"; `position.recording_window`), for a question that is not a count: each scores how
   well the midpoint of a run of evidence about the question (`_runs`, below) falls in its
@@ -132,6 +135,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from videomem.choice import strip_label
+from videomem.core import unit_rows
 from videomem.errors import TimeFormatError
 from videomem.evidence import Evidence, Span
 from videomem.models.engines import TextEmbedder
@@ -163,6 +167,10 @@ TOUCH = 1.0
 """Seconds between two moments or intervals within which they are one (clips abut, give or take)."""
 BEST_SENTENCE_CHUNK = 16
 """Sentences embedded per call while looking for the best one (a free-form answer)."""
+MEANING_FLOOR = 0.25
+MEANING_MARGIN = 0.1
+"""An interval names an order option in other words when its MiniLM cosine to that option is at
+least the floor and leads every other option's by the margin."""
 GAP_RUNS = 5
 """Best runs of each happening weighed against the other's for the time between them."""
 NEAR = 8
@@ -493,11 +501,18 @@ class OptionScorer:
         evidence records first (last, when the question asks for the later one), 0 for the
         others; None unless two options are found at different times. An option is found at the
         start of the earliest evidence interval (`Evidence.spans`: a timeline run, a window's
-        finer caption) whose text names it."""
+        finer caption) whose text names it, or, when none does (the option says it in other
+        words: "Bob dropping by" for "BOB COMES TO VISIT"), whose text is closest in meaning to
+        it of all the options (`_closest_spans`)."""
+        spans = [span for e in evidence for span in e.spans()]
         found: list[float | None] = []
         for option in options:
-            starts = [span.t_start for e in evidence for span in e.spans() if self.mentions(option, options, span.text)]
+            starts = [span.t_start for span in spans if self.mentions(option, options, span.text)]
             found.append(min(starts) if starts else None)
+        if None in found:
+            for k, start in self._closest_spans(options, spans).items():
+                if found[k] is None:
+                    found[k] = start
         times = {t for t in found if t is not None}
         if len(times) < 2:
             return None
@@ -505,6 +520,26 @@ class OptionScorer:
         if found.count(target) > 1:
             return None
         return np.array([1.0 if t == target else 0.0 for t in found])
+
+    def _closest_spans(self, options: Sequence[str], spans: Sequence[Span]) -> dict[int, float]:
+        """Option index → the start of the earliest interval whose text is closest in meaning
+        (MiniLM cosine) to that option of all the options, by at least `MEANING_MARGIN`, and at
+        least `MEANING_FLOOR` close."""
+        texts = list(dict.fromkeys(span.text for span in spans))
+        if not texts or len(options) < 2:
+            return {}
+        vectors = unit_rows(self.embedder.embed([*options, *texts]))
+        cosine = vectors[: len(options)] @ vectors[len(options) :].T
+        ranked = np.sort(cosine, axis=0)
+        best = cosine.argmax(axis=0)
+        closest = {text: int(best[j]) for j, text in enumerate(texts)
+                   if ranked[-1, j] >= MEANING_FLOOR and ranked[-1, j] - ranked[-2, j] >= MEANING_MARGIN}
+        out: dict[int, float] = {}
+        for span in spans:
+            k = closest.get(span.text)
+            if k is not None:
+                out[k] = min(out.get(k, span.t_start), span.t_start)
+        return out
 
     @staticmethod
     def _counted(read: _Read, evidence: Sequence[Evidence]) -> int | None:

@@ -13,6 +13,7 @@ from pydantic import BaseModel, Field
 
 from videomem.core import ClipView, OptionLetter
 from videomem.evidence import Evidence
+from videomem.timeline import TimeArgument
 
 
 class ToolCall(BaseModel):
@@ -34,6 +35,9 @@ class RetrievalDecision(BaseModel):
     decision: Literal["search", "answer"]
     memory: str | None = Field(None, description="the memory to search (decision 'search')")
     query: str | None = Field(None, description="keyword query for that memory (decision 'search')")
+    before: TimeArgument | None = Field(
+        None, description="only memory recorded by this time, for a question about an earlier moment or day"
+    )
     reason: str = ""
 
 
