@@ -43,6 +43,15 @@ def test_a_count_a_memory_computed_is_read_from_the_typed_field(language: Offlin
     )
 
 
+def test_the_count_read_is_of_what_the_question_asks_not_of_something_narrower(language: OfflineLanguage) -> None:
+    shelf = replace(item(9000, "keys state on the garage shelf (1 window(s), 30 s)", 1.0, "timeline"),
+                    counts=(Count("keys state on the garage shelf", 1), Count("keys", 4)))
+    sofa = replace(item(5000, "keys state under the sofa (1 window(s), 30 s)", 1.0, "timeline"),
+                   counts=(Count("keys state under the sofa", 1), Count("keys", 4)))
+    options = ["Once", "Twice", "4 times", "6 times"]
+    assert language.answer("How often have the keys been put somewhere?", options, [shelf, sofa]).answer == "4 times"
+
+
 def test_a_count_written_in_prose_is_not_read(language: OfflineLanguage) -> None:
     prose = [item(t, "Lucia refills the kettle. The timeline holds 7 intervals of it.", 0.9) for t in (100, 700, 1300)]
     options = ["Once", "3 times", "7 times"]

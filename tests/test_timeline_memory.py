@@ -87,7 +87,9 @@ def test_answers_carry_their_count_and_intervals_typed(timeline: TimelineMemory)
     assert nothing == []
     found = timeline.retrieve("Jake playing the guitar", 5)
     guitar = [e for e in found if e.text.startswith("jake play guitar")]
-    assert guitar and all(e.counts == (Count("jake play guitar", 2),) for e in guitar)
+    assert guitar and all(e.counts == (Count("jake play guitar", 2), Count("jake", 3)) for e in guitar), (
+        "the fact's intervals, and the separate times its subject appears (10-40 s, 50-70 s, 80-90 s)"
+    )
     assert all(e.to_json()["intervals"][0]["text"] == e.intervals[0].text for e in found)
 
 
@@ -182,4 +184,6 @@ def test_an_agent_answers_a_count_with_the_typed_count_on_its_evidence(tmp_path:
     answer = agent.ask("Jake played the guitar how many times?", ["Once", "Twice", "4 times"])
     assert answer.text == "B. Twice" and answer.trace[0]["tool"] == "memory.timeline"
     guitar = [e for e in answer.evidence if e.text.startswith("jake play guitar")]
-    assert [e.counts for e in guitar] == [(Count("jake play guitar", 2),)] * 2
+    assert [e.counts for e in guitar] == [(Count("jake play guitar", 2), Count("jake", 3))] * 2
+    seen = agent.ask("On how many separate occasions did Jake show up?", ["Twice", "3 times", "4 times"])
+    assert seen.text == "B. 3 times", "the count of the entity asked about, not of one thing it did"

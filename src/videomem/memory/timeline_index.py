@@ -527,6 +527,15 @@ class TimelineIndex:
         }
 
 
+def separate(intervals: Iterable[Interval]) -> int:
+    """How many separate times these intervals cover: those that overlap or touch (within
+    `MERGE_GAP`) in one video are one."""
+    by_video: dict[str, list[tuple[str, float, float]]] = {}
+    for i in intervals:
+        by_video.setdefault(i.video_id, []).append((i.video_id, i.t_start, i.t_end))
+    return sum(len(_merge(windows)) for windows in by_video.values())
+
+
 def _loosest(levels: Iterable[Level | None]) -> Level | None:
     seen = [level for level in levels if level is not None]
     return max(seen, key=LEVELS.index) if seen else None

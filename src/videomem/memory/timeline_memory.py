@@ -120,7 +120,10 @@ class TimelineMemory:
     ) -> list[Evidence]:
         """The intervals of the entities a free-text query names (as whole words, else the
         closest by embedding), ranked by how close their fact is to the query; each carries the
-        count of its fact's intervals among the `RANKED_TEXTS` latest candidates."""
+        count of its fact's intervals among the `RANKED_TEXTS` latest candidates and, for its
+        subject when the query named it, the count of that entity's separate appearances
+        among them ("how often did I set my keys down" counts the keys in every place, where
+        each fact, "keys state on the shelf", counts one)."""
         entities = self.index.mentioned("entity", query)
         if not entities:
             entities = self._synonym_terms("entity", timeline_index.normalise(query))
@@ -132,7 +135,12 @@ class TimelineMemory:
         similarity = dict(zip(texts, (vectors[1:] @ vectors[0]).tolist()))
         ranked = sorted(candidates, key=lambda i: (-similarity[i.text], -i.t_end))[:top_k]
         seen = Counter(i.text for i in candidates)
-        return [self._evidence(i, similarity[i.text], Count(i.text, seen[i.text])) for i in ranked]
+        appearances = {e: timeline_index.separate([i for i in candidates if i.subject == e]) for e in entities}
+        return [
+            self._evidence(i, similarity[i.text], Count(i.text, seen[i.text]),
+                           *([Count(i.subject, appearances[i.subject])] if appearances.get(i.subject) else []))
+            for i in ranked
+        ]
 
     def ask(self, request: Request, until: float | None = None, video_id: str | None = None) -> tuple[str, list[Evidence]]:
         """Run one operation: (a first line stating its result, the intervals it came from)."""
@@ -205,12 +213,13 @@ class TimelineMemory:
             return f"together: {'; '.join(people)}" + how if spans else "nobody recorded together" + how
         return f"{event.label}: {answer.count} interval(s)" + how
 
-    def _evidence(self, interval: Interval, score: float, count: Count | None = None) -> Evidence:
-        """One interval, typed: its span (with its duration) and the count of the event it is one of."""
+    def _evidence(self, interval: Interval, score: float, *counts: Count | None) -> Evidence:
+        """One interval, typed: its span (with its duration) and the counts of the event and the
+        entity it is one of."""
         text = f"{interval.text} ({interval.windows} window(s), {_seconds(interval.duration)})"
         return Evidence(
             interval.t_start, interval.t_end, text, SOURCE, score, interval.video_id,
-            intervals=(Span(interval.t_start, interval.t_end, interval.text),), counts=(count,) if count else (),
+            intervals=(Span(interval.t_start, interval.t_end, interval.text),), counts=tuple(c for c in counts if c),
         )
 
     @staticmethod

@@ -54,8 +54,9 @@ that a single item names by chance.
 reads typed evidence fields, never a memory's prose:
 * A count question (`intent.py`: "how many", "how often", "how frequently", … read from the
   parse) with numeric options ("Once", "3 times"): a count a memory computed
-  (`Evidence.counts`, timeline memory) for an event named by all of the question's content
-  words, else the moments fully about the question are counted — evidence intervals
+  (`Evidence.counts`, timeline memory: of an event, or of an entity's separate appearances) for
+  what is named by all of the question's content words and by nothing the question does not
+  say, else the moments fully about the question are counted — evidence intervals
   (`Evidence.spans`; of an item's intervals, those whose text holds all the content words when
   any does: an episodic window's finer captions that name the event), and the typed moments an
   item carries (`Evidence.moments`: object memory's sightings) — merging moments that touch in
@@ -400,7 +401,7 @@ class OptionScorer:
         elif intent != "count" and now is not None and all(windows := [relative_window(o, now) for o in options]):
             lexical = self._dated(windows, evidence, read.weight * _most_about(read), read.asked, now)  # type: ignore[arg-type]
         elif intent == "count" and all(_option_number(o) is not None for o in options):
-            count = self._counted(read, evidence) or self._moments(read.asked, evidence, read.cover)
+            count = self._counted(question, read, evidence) or self._moments(read.asked, evidence, read.cover)
             if count:
                 lexical = np.array([1.0 if _option_number(o) == count else 0.0 for o in options])
         elif intent == "who" and asks_about_speech(question):
@@ -541,15 +542,17 @@ class OptionScorer:
                 out[k] = min(out.get(k, span.t_start), span.t_start)
         return out
 
-    @staticmethod
-    def _counted(read: _Read, evidence: Sequence[Evidence]) -> int | None:
-        """A count a memory computed (`Evidence.counts`) for an event named by all of the
-        question's content words, from the best-weighted item that carries one; None without."""
+    def _counted(self, question: str, read: _Read, evidence: Sequence[Evidence]) -> int | None:
+        """A count a memory computed (`Evidence.counts`) for the event the question asks about:
+        one named by all of the question's content words and by nothing the question does not
+        say ("keys", not "keys state on the garage shelf", for how often the keys were put
+        down), from the best-weighted item that carries one; None without."""
         if not read.asked:
             return None
+        said = forms(question)
         for i in sorted(range(len(evidence)), key=lambda i: (-read.weight[i], i)):
             for count in evidence[i].counts:
-                if count.n > 0 and read.asked <= forms(count.what):
+                if count.n > 0 and read.asked <= forms(count.what) and set(self._content(count.what)) <= said:
                     return count.n
         return None
 
