@@ -153,6 +153,18 @@ def test_prompted_decision_is_validated_and_rendered() -> None:
     assert "Search Query: breakfast" in engine.batches[3][0].prompt and "A. tea" in engine.batches[3][0].prompt
 
 
+def test_a_prompted_decision_may_search_before_an_earlier_moment() -> None:
+    engine = ScriptedEngine([
+        '{"decision": "search", "memory": "episodic", "query": "keys", "before": "soon"}',
+        '{"decision": "search", "memory": "episodic", "query": "keys", "before": "DAY1 10:00:00"}',
+    ])
+    state = RetrievalState("Where were the keys at 10:00 on day 1?", None, {"episodic": "events"}, [], 1, 5,
+                           until=2 * 86400.0)
+    decision = PromptedLanguage(engine, role()).decide_retrieval(state)
+    assert decision.before == 36000.0
+    assert "before" in engine.batches[1][0].prompt and "soon" in engine.batches[1][0].prompt, "a bad time is re-asked"
+
+
 def _state(question: str, memories: Sequence[str], history: list[RoundRecord] | None = None) -> RetrievalState:
     return RetrievalState(question, ["A thing", "Another"], {m: m for m in memories}, history or [], 1, 5)
 
