@@ -163,6 +163,9 @@ def test_a_memory_search_may_look_before_an_earlier_moment_never_after_the_query
     later = toolbox.call("memory.events", {"query": "train to Paris", "before": 500})
     assert max(e.t_end for e in later.evidence) > 15 and all(e.t_end <= 45 for e in later.evidence), "no later than until"
     assert "before 00:00:05" in toolbox.call("memory.events", {"query": "train", "before": 5}).observation
+    clips = Toolbox(events_store, models, Memories.open(events_store, models), AgentConfig(), until=45)
+    found = clips.call("video.retrieval", {"query": "train to Paris", "before": 15}).evidence
+    assert found and all(e.t_end <= 15 for e in found)
 
 
 # ------------------------------------------------------------------ the ReAct loop

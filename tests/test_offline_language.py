@@ -443,6 +443,20 @@ def test_plan_searches_for_an_option_not_found_yet(language: OfflineLanguage) ->
     assert language.plan_step(state).tool == "finish"  # the drawer is supported, the table is not: settled
 
 
+def test_plan_searches_no_later_than_the_day_the_question_names(language: OfflineLanguage) -> None:
+    scoped = [{**t, "parameters": {"properties": {**t["parameters"]["properties"], "before": {}}}} for t in TOOLS[:2]]
+    state = AgentState("Where did I put the keys on the second day?", ["In the drawer", "On the table"], scoped, [], 1, 5,
+                       until=4 * 86400.0)
+    first = language.plan_step(state)
+    assert first.tool == "video.retrieval" and first.arguments["before"] == 2 * 86400.0
+    drawer = Evidence(86400 + 30600, 86400 + 30630, "On-screen text reads 'KEYS IN THE DRAWER'.", "events", 0.8, "v")
+    state.history.append(step(first, "1. DAY2 08:30:00-DAY2 08:30:30 (events, 0.8): KEYS IN THE DRAWER", drawer))
+    second = language.plan_step(state)
+    assert second.arguments == {"query": "On the table. Where did I put the keys on the second day?", "before": 2 * 86400.0}
+    unscoped = AgentState("Where did I put the keys?", ["In the drawer", "On the table"], scoped, [], 1, 5, until=4 * 86400.0)
+    assert "before" not in language.plan_step(unscoped).arguments
+
+
 def test_plan_looks_at_a_named_moment(language: OfflineLanguage) -> None:
     state = AgentState("What happens at 12:35?", ["A", "B"], TOOLS, [], 1, 5)
     state.history.append(step(language.plan_step(state), "1. 00:03:00-00:03:10 (events, 0.3): The scene is still."))

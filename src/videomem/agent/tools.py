@@ -12,8 +12,8 @@ frames to the vision-language model with the question being answered and returns
 arguments its `tool` method declares (timeline memory's operations).
 
 Every tool sees only what the question may see: memory recorded by `until`, in `video_id`; a
-memory search may look at less (`before`: what was recorded by an earlier moment the question
-is about), never at more.
+search (`video.retrieval`, `video.rag`, `memory.*`) may look at less (`before`: what was
+recorded by an earlier moment the question is about), never at more.
 """
 
 from __future__ import annotations
@@ -192,31 +192,31 @@ class Toolbox:
 
     # ------------------------------------------------------------ tools
 
-    def retrieval(self, query: Query, top_k: TopK = None) -> ToolResult:
+    def retrieval(self, query: Query, top_k: TopK = None, before: Before = None) -> ToolResult:
         """Find the clips most related to a query. Returns clip time ranges ranked by similarity
         over event captions and object records, with a short excerpt of each.
 
         One entry per clip range: the best-scoring memory entry for it."""
         k = top_k or self.cfg.top_k
         ranked, seen = [], set()
-        for entry in self._search(query, k):
+        for entry in self._search(query, k, before):
             key = (entry.video_id, entry.t_start, entry.t_end)
             if key not in seen:
                 seen.add(key)
                 ranked.append(entry)
         ranked = ranked[:k]
         if not ranked:
-            return ToolResult(self._nothing())
+            return ToolResult(self._nothing(before))
         lines = [f"{n}. {self._entry(e)}" for n, e in enumerate(ranked, start=1)]
         return ToolResult("Clips ranked by relevance:\n" + "\n".join(lines), ranked)
 
-    def rag(self, query: Query, top_k: TopK = None) -> ToolResult:
+    def rag(self, query: Query, top_k: TopK = None, before: Before = None) -> ToolResult:
         """Answer a query with the language model from the top-k memory entries (captions and
         object records) most similar to it; the answer cites their time ranges."""
         k = top_k or self.cfg.top_k
-        entries = self._search(query, k)[:k]
+        entries = self._search(query, k, before)[:k]
         if not entries:
-            return ToolResult(self._nothing())
+            return ToolResult(self._nothing(before))
         out = require(self.models.language, Answering).answer(query, None, entries)
         cited = ", ".join(dict.fromkeys(self._span(e) for e in entries))
         return ToolResult(f"{out.answer.strip()} (from memory entries at {cited})", entries)
@@ -349,10 +349,10 @@ class Toolbox:
         limit = image_limit(self.models.cfg)
         return limit if limit is not None else sys.maxsize
 
-    def _search(self, query: str, k: int) -> list[Evidence]:
+    def _search(self, query: str, k: int, before: float | None = None) -> list[Evidence]:
         """The top k of each memory merged by similarity (up to 2k entries; callers cut)."""
-        found = self.memories["events"].retrieve(query, k, self.until, self.video_id)
-        found += self.memories["objects"].retrieve(query, k, self.until, self.video_id)
+        found = self.memories["events"].retrieve(query, k, self._by(before), self.video_id)
+        found += self.memories["objects"].retrieve(query, k, self._by(before), self.video_id)
         return sorted(found, key=lambda e: (-e.score, e.t_start, e.source))
 
     def _entry(self, e: Evidence) -> str:

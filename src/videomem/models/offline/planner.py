@@ -20,6 +20,9 @@ ReAct (`plan`):
 6. `finish` with no arguments — the response step writes the answer. The last allowed step is
    always `finish`.
 
+Every search of steps 1, 2 and 4 looks no later than the moment the question is about when it
+names a day of the recording (`asked_by`, the tools' `before`).
+
 What was found is the typed evidence the searches and memory tools returned (`StepRecord.evidence`);
 the best range is the first of its items with a range shorter than a day. The observations'
 text is read only for what it says about the options, never for times.
@@ -105,19 +108,20 @@ def plan(state: AgentState, margin_of: Callable[[str], float], mentions: Callabl
     search = RETRIEVAL if RETRIEVAL in tools else RAG if RAG in tools else None
     quantities = question_intent(state.question) in QUANTITY_INTENTS
     query = state.question if quantities else search_text(state.question, state.choices)
+    by = asked_by(state.question)
+    scope = {"before": by} if by is not None else {}
     if search and search not in used:
         return ToolCall(
             thought="Search the memory for the question and its options.",
             tool=search,
-            arguments=_args(tools[search], query=query),
+            arguments=_args(tools[search], query=query, **scope),
         )
     for name in tools:
         if name.startswith(MEMORY_PREFIX) and name not in used:
-            before = asked_by(state.question)
             return ToolCall(
                 thought=f"The profile offers {name}; search it for the question and its options too.",
                 tool=name,
-                arguments=_args(tools[name], query=query, **({"before": before} if before is not None else {})),
+                arguments=_args(tools[name], query=query, **scope),
             )
     named = question_times(state.question)
     if QA in tools and QA not in used and named:
@@ -137,7 +141,7 @@ def plan(state: AgentState, margin_of: Callable[[str], float], mentions: Callabl
                 return ToolCall(
                     thought=f"Nothing found yet about the option '{option}'; search for it.",
                     tool=search,
-                    arguments=_args(tools[search], query=query),
+                    arguments=_args(tools[search], query=query, **scope),
                 )
     span = first_range(gathered)
     if state.choices and QA in tools and QA not in used and span and margin_of(found) < MARGIN:
