@@ -491,3 +491,15 @@ def test_an_order_option_said_in_other_words_is_found_by_meaning(language: Offli
     options = ["Lucia having soup", "Shure dropping by", "Both at once", "Neither happened"]
     question = "Which happened earlier, Lucia having soup or Shure dropping by?"
     assert language.answer(question, options, evidence).answer == "Shure dropping by"
+
+
+def test_a_day_named_by_what_happened_on_it_weighs_that_days_evidence(language: OfflineLanguage) -> None:
+    evidence = [
+        item(16.5 * 3600, "Katrina comes to visit and knocks on the door.", 0.9),
+        item(DAY + 16.5 * 3600, "Shure comes to visit and knocks on the door.", 0.6),
+        item(DAY + 12.5 * 3600, "Lucia eats pizza at the table.", 0.5),
+        item(12.5 * 3600, "Lucia eats noodles at the table.", 0.4),
+    ]
+    options = ["Katrina", "Shure"]
+    assert language.answer("On the day Lucia had pizza, who came to visit?", options, evidence).answer == "Shure"
+    assert language.answer("On the day Lucia had noodles, who came to visit?", options, evidence).answer == "Katrina"

@@ -20,8 +20,9 @@ the question's content words, or as many as the best item holds):
   the question also names a part of the day: "first thing in the morning"). The words that
   said so are cues, not content to look for;
 * a day of the recording named by its number ("on the second day", "day 3",
-  `daytime.question_window`): items recorded on it keep their weight, others × 0.3, and an end
-  of the timeline is looked for among that day's items;
+  `daytime.question_window`), or by what happened on it ("the day the meal was pizza": the one
+  day on which the items holding that clause's words were recorded): items recorded on it keep
+  their weight, others × 0.3, and an end of the timeline is looked for among that day's items;
 * a clock time ("at 12:35", "DAY2 11:09:42"; on a named day, "at 10:00" is that day's hour):
   items whose range holds it keep their weight, others × 0.3 — except for where something is
   (intent `state`: "where were the scissors at noon?"), which is where it was last put by then:
@@ -194,6 +195,8 @@ _AMOUNT = re.compile(
     re.IGNORECASE,
 )
 _CLOCK = re.compile(r"\b(?:DAY\d+[ _])?\d{1,2}:\d{2}(?::\d{2})?\b", re.IGNORECASE)
+_ANCHOR = re.compile(r"\bthe day (?:that |when |on which )?(?P<clause>[^:;,?.!]+)", re.IGNORECASE)
+"""A day named by what happened on it: "on the day we went to the market, …"."""
 
 
 def question_times(question: str, day: tuple[float, float] | None = None) -> list[float]:
@@ -310,7 +313,7 @@ class OptionScorer:
         relevant = [i for i in range(len(evidence)) if about[i]]
         periods = [PERIODS[w] for w in said if w in PERIODS]
         position = time_position(question)
-        day = question_window(question)
+        day = question_window(question) or self._anchored_day(question, evidence)
         times = question_times(question, day)
         on_day = np.ones(len(evidence), bool)
         if day is not None:
@@ -594,6 +597,25 @@ class OptionScorer:
             else:
                 last = (video, max(last[1], end))
         return count
+
+    def _anchored_day(self, question: str, evidence: Sequence[Evidence]) -> tuple[float, float] | None:
+        """The day a question names by what happened on it ("the day the meal was pizza", "on
+        the day we went to the market"): the one day on which the evidence items that hold all
+        of that clause's content words were recorded; None when the question names no such day,
+        or the evidence puts it on none or on several days."""
+        found = _ANCHOR.search(question)
+        if found is None:
+            return None
+        held = [forms(e.text) for e in evidence]
+        present = set().union(*held) if held else set()
+        anchor = {w for w in self._content(found["clause"]) if w not in _CUES and w not in PLACE_WORDS and w in present}
+        if not anchor:
+            return None
+        days = {int((e.t_start + e.t_end) / 2 // DAY) for e, said in zip(evidence, held) if anchor <= said}
+        if len(days) != 1:
+            return None
+        (day,) = days
+        return day * DAY, (day + 1) * DAY
 
     def _between(
         self, question: str, amounts: Sequence[float], evidence: Sequence[Evidence], read: _Read
