@@ -261,6 +261,18 @@ def test_a_question_about_an_earlier_day_searches_memory_recorded_by_then(questi
     assert decision.before == before
 
 
+def test_a_day_named_by_what_happened_on_it_gets_one_more_episodic_round_up_to_its_end() -> None:
+    question = "On the day Lucia baked bread, who came round in the afternoon?"
+    bread = Evidence(86400 + 45000, 86400 + 45030, "Lucia bakes bread in the kitchen.", "visual", 1.0, "v")
+    history = [RoundRecord("search", m, question, "", [bread] if m == "visual" else []) for m in ("episodic", "semantic", "visual")]
+    decision = choose_memory(_state(question, ["episodic", "semantic", "visual"], history))
+    assert (decision.decision, decision.memory, decision.before) == ("search", "episodic", 2 * 86400.0)
+    history.append(RoundRecord("search", "episodic", decision.query, ""))
+    assert choose_memory(_state(question, ["episodic", "semantic", "visual"], history)).decision == "answer", "once"
+    plain = [RoundRecord("search", m, "q", "", [bread]) for m in ("episodic", "semantic", "visual")]
+    assert choose_memory(_state("Who came round in the afternoon?", ["episodic", "semantic", "visual"], plain)).decision == "answer"
+
+
 def test_offline_planner_then_searches_the_rest_once_and_answers() -> None:
     memories = ["episodic", "semantic", "visual"]
     history: list[RoundRecord] = []

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Sequence
 
-from videomem.models.offline.nlp import NUMBERS, words
+from videomem.evidence import Evidence
+from videomem.models.offline.nlp import NUMBERS, forms, lemmas, stopwords, words
 from videomem.timeline import DAY
 
 PERIODS: dict[str, tuple[float, float]] = {
@@ -76,6 +78,30 @@ def question_window(question: str) -> tuple[float, float] | None:
         return None
     (day,) = numbered
     return ((day - 1) * DAY, day * DAY) if day >= 1 else None
+
+
+_ANCHOR = re.compile(r"\bthe day (?:that |when |on which )?(?P<clause>[^:;,?.!]+)", re.IGNORECASE)
+
+
+def anchored_day(question: str, evidence: Sequence[Evidence]) -> tuple[float, float] | None:
+    """The day a question names by what happened on it ("the day the meal was pizza", "on the
+    day we went to the market"): the one day on which the evidence items that hold all of that
+    clause's content words (parts of the day aside) were recorded; None when the question names
+    no such day, or the evidence puts it on none or on several days."""
+    found = _ANCHOR.search(question)
+    if found is None:
+        return None
+    held = [forms(e.text) for e in evidence]
+    present = set().union(*held) if held else set()
+    stop = stopwords()
+    anchor = {w for w in lemmas(found["clause"]) if w not in stop and w not in PERIODS and w in present}
+    if not anchor:
+        return None
+    days = {int((e.t_start + e.t_end) / 2 // DAY) for e, said in zip(evidence, held) if anchor <= said}
+    if len(days) != 1:
+        return None
+    (day,) = days
+    return day * DAY, (day + 1) * DAY
 
 
 def closeness(moment: float, window: tuple[float, float], scale: float = 3600.0) -> float:

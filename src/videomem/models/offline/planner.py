@@ -32,7 +32,9 @@ English cue words in its lemmas (`KIND_CUES`): habits and preferences ("usually"
 "prefer", "habit") → semantic; appearance ("colour", "look", "wear") → visual; times and
 happenings ("when", "happen", "first", "last") → episodic. The first round searches the kind's
 memory, the next the other enabled memories in the order episodic, semantic, visual (each once),
-then the agent answers; a question of no recognised kind starts with episodic. The reason names
+then the agent answers; a question of no recognised kind starts with episodic. A question
+that names a day by what happened on it ("the day the meal was pizza") gets one more episodic
+round, no later than that day's end, once the rounds place the happening on one day. The reason names
 the cue, so the trace says why each memory was chosen. Before the kind, the question's intent
 (`intent.py`, read from its parse): a count, an order, a duration or a time sends the first
 round to timeline memory when the profile offers it (arithmetic on intervals answers those);
@@ -49,7 +51,7 @@ from typing import Any
 from videomem.choice import search_text
 from videomem.evidence import Evidence
 from videomem.models.tasks.agent import AgentState, RetrievalDecision, RetrievalState, ToolCall
-from videomem.models.offline.daytime import question_window
+from videomem.models.offline.daytime import anchored_day, question_window
 from videomem.models.offline.intent import question_intent
 from videomem.models.offline.nlp import lemmas
 from videomem.models.offline.scoring import question_times
@@ -203,7 +205,7 @@ def choose_memory(state: RetrievalState) -> RetrievalDecision:
         rest = [m for m in (*ROUND_ORDER, *state.memories) if m in state.memories and m not in searched
                 and (m != TIMELINE or intent in TIMELINE_INTENTS)]
         if not rest:
-            return RetrievalDecision(decision="answer", reason="Every memory was searched: answer.")
+            return _anchored_round(state) or RetrievalDecision(decision="answer", reason="Every memory was searched: answer.")
         memory = rest[0]
         reason = f"Search {memory} memory as well, for what the question's kind did not cover."
     # Options are left out of a visual query (their colours or looks would pull the search
@@ -214,6 +216,24 @@ def choose_memory(state: RetrievalState) -> RetrievalDecision:
     parts = [state.question] if question_only else [state.question, *(state.choices or [])]
     return RetrievalDecision(
         decision="search", memory=memory, query=" ".join(parts), before=asked_by(state.question), reason=reason
+    )
+
+
+def _anchored_round(state: RetrievalState) -> RetrievalDecision | None:
+    """One more episodic search, no later than the end of the day the question names by what
+    happened on it ("the day the meal was pizza: who came round?"), once the rounds place that
+    happening on one day (`daytime.anchored_day`): ranked with recency up to the query time, the
+    first search favoured later days. None when there is no such day or it was searched so."""
+    episodic = [r for r in state.history if r.memory == "episodic"]
+    if "episodic" not in state.memories or len(episodic) != 1:
+        return None
+    day = anchored_day(state.question, [e for r in state.history for e in r.evidence])
+    if day is None:
+        return None
+    return RetrievalDecision(
+        decision="search", memory="episodic", query=search_text(state.question, state.choices), before=day[1],
+        reason="The rounds place the day the question names by what happened on it: search episodic memory up to "
+        "that day's end.",
     )
 
 

@@ -142,7 +142,7 @@ from videomem.errors import TimeFormatError
 from videomem.evidence import Evidence, Span
 from videomem.models.engines import TextEmbedder
 from videomem.models.offline.colours import PALETTE
-from videomem.models.offline.daytime import PERIODS, closeness, question_window, relative_window
+from videomem.models.offline.daytime import PERIODS, anchored_day, closeness, question_window, relative_window
 from videomem.models.offline.intent import (
     SPEECH_CUES, TimePosition, asks_about_speech, asks_later, between_phrases, question_intent, time_position,
 )
@@ -195,8 +195,6 @@ _AMOUNT = re.compile(
     re.IGNORECASE,
 )
 _CLOCK = re.compile(r"\b(?:DAY\d+[ _])?\d{1,2}:\d{2}(?::\d{2})?\b", re.IGNORECASE)
-_ANCHOR = re.compile(r"\bthe day (?:that |when |on which )?(?P<clause>[^:;,?.!]+)", re.IGNORECASE)
-"""A day named by what happened on it: "on the day we went to the market, …"."""
 
 
 def question_times(question: str, day: tuple[float, float] | None = None) -> list[float]:
@@ -313,7 +311,7 @@ class OptionScorer:
         relevant = [i for i in range(len(evidence)) if about[i]]
         periods = [PERIODS[w] for w in said if w in PERIODS]
         position = time_position(question)
-        day = question_window(question) or self._anchored_day(question, evidence)
+        day = question_window(question) or anchored_day(question, evidence)
         times = question_times(question, day)
         on_day = np.ones(len(evidence), bool)
         if day is not None:
@@ -597,25 +595,6 @@ class OptionScorer:
             else:
                 last = (video, max(last[1], end))
         return count
-
-    def _anchored_day(self, question: str, evidence: Sequence[Evidence]) -> tuple[float, float] | None:
-        """The day a question names by what happened on it ("the day the meal was pizza", "on
-        the day we went to the market"): the one day on which the evidence items that hold all
-        of that clause's content words were recorded; None when the question names no such day,
-        or the evidence puts it on none or on several days."""
-        found = _ANCHOR.search(question)
-        if found is None:
-            return None
-        held = [forms(e.text) for e in evidence]
-        present = set().union(*held) if held else set()
-        anchor = {w for w in self._content(found["clause"]) if w not in _CUES and w not in PLACE_WORDS and w in present}
-        if not anchor:
-            return None
-        days = {int((e.t_start + e.t_end) / 2 // DAY) for e, said in zip(evidence, held) if anchor <= said}
-        if len(days) != 1:
-            return None
-        (day,) = days
-        return day * DAY, (day + 1) * DAY
 
     def _between(
         self, question: str, amounts: Sequence[float], evidence: Sequence[Evidence], read: _Read
