@@ -213,9 +213,9 @@ def choose_memory(state: RetrievalState) -> RetrievalDecision:
     # options are numbers and times ("3 times", "yesterday afternoon"), which only pull the
     # search towards whatever text says "afternoon".
     question_only = memory == "visual" or intent in QUANTITY_INTENTS
-    parts = [state.question] if question_only else [state.question, *(state.choices or [])]
+    query = state.question if question_only else search_text(state.question, state.choices)
     return RetrievalDecision(
-        decision="search", memory=memory, query=" ".join(parts), before=asked_by(state.question), reason=reason
+        decision="search", memory=memory, query=query, before=asked_by(state.question), reason=reason
     )
 
 

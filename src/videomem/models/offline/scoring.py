@@ -625,7 +625,7 @@ class OptionScorer:
                 for b, wb in runs[1]:
                     measured = abs(b.t_start - a.t_start)
                     if measured > 0:
-                        out = np.maximum(out, [wa * wb * float(np.exp(-abs(np.log(measured / x)))) for x in amounts])
+                        out = np.maximum(out, wa * wb * _fit(measured, amounts))
             weight = runs[0][0][1] * runs[1][0][1]
             if best is None or weight > best[0]:
                 best = (weight, out)
@@ -640,7 +640,7 @@ class OptionScorer:
         for span, w in runs:
             measured = now - (span.t_start + span.t_end) / 2 if now is not None else span.duration
             if measured > 0:
-                out = np.maximum(out, [w * float(np.exp(-abs(np.log(measured / a)))) for a in amounts])
+                out = np.maximum(out, w * _fit(measured, amounts))
         return out
 
     @staticmethod
@@ -717,6 +717,12 @@ class OptionScorer:
                 if score > best_score or (score == best_score and i < best):
                     best, best_score = int(i), float(score)
         return read.sentences[best].text
+
+
+def _fit(measured: float, amounts: Sequence[float]) -> np.ndarray:
+    """How close each amount of time is to the one measured: exp(-|ln(measured / amount)|), 1 when
+    equal, a half when one is twice the other."""
+    return np.exp(-np.abs(np.log(measured / np.asarray(amounts, dtype=np.float64))))
 
 
 def _share(asked: set[str], sentence: frozenset[str], item: set[str]) -> float:
