@@ -26,7 +26,7 @@ from videomem.models.offline import imagenet
 from videomem.models.offline.colours import PALETTE, dominant_colours, find_shapes, name_map
 from videomem.models.offline.ocr import TextLine, blocks
 from videomem.models.offline.scene import TAG_MIN_PROB
-from videomem.models.offline.vision import OfflineVision
+from videomem.models.offline.vision import OfflineVision, placed_in_text
 from videomem.models.registry import ModelSet
 from videomem.video.decode import FrameRequest, FrameSampler
 from videomem.video.probe import probe
@@ -112,6 +112,27 @@ def test_named_person_in_text_becomes_a_person_record(vision: OfflineVision, bun
     records = vision.extract_objects([clip([with_text(bunny[3], "ALICE OPENS THE DOOR", (20, 140), 38)])])[0]
     alice = [r for r in records if r.kind == "person" and r.name == "Alice"]
     assert alice and "ALICE OPENS THE DOOR" in alice[0].value
+
+
+def test_a_thing_that_text_places_is_an_object_whose_state_is_the_place(vision: OfflineVision, bunny: list[Image.Image]) -> None:
+    records = vision.extract_objects([clip([with_text(bunny[3], "WALLET ON THE PIANO", (20, 140), 38)])])[0]
+    wallet = [r for r in records if r.name == "wallet"]
+    assert wallet and wallet[0].kind == "object" and wallet[0].value == "on the piano"
+
+
+@pytest.mark.parametrize(
+    ("text", "thing"),
+    [
+        ("SPARE KEYS UNDER THE MAT", ("spare keys", "under the mat")),
+        ("GLASSES BESIDE THE SINK", ("glasses", "beside the sink")),
+        ("SEARCHING FOR THE GLASSES", None),  # a happening, no thing placed
+        ("SOUP FOR DINNER", None),  # "for" places nothing
+        ("GARAGE", None),
+    ],
+)
+def test_only_a_verbless_text_with_a_phrase_of_place_places_a_thing(text: str, thing: tuple[str, str] | None) -> None:
+    placed = [(r.name, r.value) for r in placed_in_text([text])]
+    assert placed == ([thing] if thing else [])
 
 
 def test_colour_names_follow_the_palette() -> None:

@@ -95,7 +95,9 @@ class OfflineVision:
     def _records(self, facts: ClipFacts) -> list[ObjectRecord]:
         records = person_records(facts.people)
         seen = {r.name.lower() for r in records}
-        records += [r for r in named_in_text(facts.texts) if r.name.lower() not in seen]
+        for found in (placed_in_text(facts.texts), named_in_text(facts.texts)):
+            records += [r for r in found if r.name.lower() not in seen]
+            seen |= {r.name.lower() for r in found}
         records += [shape_record(track) for track in facts.shapes]
         records += [
             ObjectRecord(name=tag, kind="object", identity=[f"ImageNet tag, probability {p:.2f}"], value="in view")
@@ -224,6 +226,39 @@ def person_records(people: list[Person]) -> list[ObjectRecord]:
         value = f"{_MOTION_VALUE[person.motion]}, {position_phrase(person.position)}"
         records.append(ObjectRecord(name=name, kind="person", appearance=appearance, identity=identity, value=value))
     return records
+
+
+SPATIAL = frozenset(
+    "in on under by at near beside behind inside below above over next atop beneath against".split()
+)
+"""Prepositions that place a thing: "KEYS IN THE RED BASKET" says where the keys are; "EATING
+PIZZA FOR LUNCH" and "PLANTING TOMATOES WITH BOB" place nothing."""
+
+
+def placed_in_text(texts: list[str]) -> list[ObjectRecord]:
+    """Things that on-screen text places ("KEYS IN THE RED BASKET", "PHONE ON THE DESK"): a
+    verbless text whose head noun has a phrase of place, the noun as a thing in view and the
+    phrase as its state. The text is parsed in lower case: capitalised, the small English model
+    tags 'Keys' as a name; a head it still reads as a name is left to `named_in_text`."""
+    if not texts:
+        return []
+    nlp = load_spacy()
+    records: dict[str, ObjectRecord] = {}
+    for text in texts:
+        doc = nlp(text.lower())
+        root = next((t for t in doc if t.dep_ == "ROOT"), None)
+        if root is None or root.pos_ != "NOUN" or any(t.pos_ in ("VERB", "AUX") for t in doc):
+            continue
+        places = [c for c in root.children if c.dep_ == "prep" and c.lower_ in SPATIAL and any(g.dep_ == "pobj" for g in c.children)]
+        if not places:
+            continue
+        name = " ".join(t.lower_ for t in root.subtree if t.i <= root.i and t.dep_ in ("compound", "amod") or t.i == root.i)
+        where = " ".join(t.lower_ for t in doc[places[0].left_edge.i : places[0].right_edge.i + 1])
+        records.setdefault(
+            name,
+            ObjectRecord(name=name, kind="object", identity=[f"named in on-screen text '{text}'"], value=where),
+        )
+    return list(records.values())
 
 
 def named_in_text(texts: list[str]) -> list[ObjectRecord]:
