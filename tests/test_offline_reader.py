@@ -13,6 +13,7 @@ from videomem.evidence import Count, Evidence, Span, Speech
 from videomem.models.offline.daytime import question_window, relative_window
 from videomem.models.offline.position import recording_window
 from videomem.models.offline.language import OfflineLanguage
+from videomem.models.offline.scoring import SEMANTIC_WEIGHT
 
 
 @pytest.fixture(scope="module")
@@ -284,6 +285,44 @@ def test_an_option_several_items_support_leads_one_a_single_item_names(language:
     question = "Which flour went into the bread Piotr baked?"
     assert language.answer(question, options, evidence).answer == "Rye"
     assert language.answer(question, options, evidence[:2]).answer == "Spelt", "one item each: the better-ranked wins"
+
+
+def test_an_option_each_of_whose_parts_some_item_holds_leads_one_with_a_part_nothing_holds(
+    language: OfflineLanguage,
+) -> None:
+    """The two accounts of the afternoon match the same three best items (the fern); only
+    Omar's call is held anywhere, in a low-ranked item outside the three that count. The words
+    alone (the score less its centred meaning part) put the account whose every part is held
+    first; before, they tied and meaning chose."""
+    evidence = [
+        item(100, "Priya repots the fern on the balcony.", 0.9),
+        item(400, "Priya eats lentil soup at the table.", 0.8),
+        item(700, "Priya repots the fern and sweeps the balcony.", 0.7),
+        item(800, "The repotted fern stands in the sun.", 0.6),
+        item(900, "Omar phones.", 0.2),
+    ]
+    options = [
+        "repotting the fern; lentil soup; a call from Lena",
+        "repotting the fern; lentil soup; a call from Omar",
+        "washing the car; lentil soup; a call from Omar",
+    ]
+    question = "Which account fits Priya's afternoon?"
+    total, meaning = language.scorer.totals(question, options, evidence)
+    words = total - SEMANTIC_WEIGHT * (meaning - meaning.mean())
+    assert words[1] > words[0] > words[2]
+    assert language.answer(question, options, evidence).answer == options[1]
+
+
+@pytest.mark.parametrize("question", ["Which colour caught the eye while Priya repotted the fern?",
+                                      "What color was most noticeable when the fern was repotted?"])
+def test_a_things_one_colour_says_more_than_a_list_of_the_views_colours(language: OfflineLanguage, question: str) -> None:
+    evidence = [
+        item(100, "Priya repots the fern on the balcony. The main colours are green, white and grey. "
+                  "An orange watering can stands by the door.", 0.9),
+        item(400, "Priya waters the fern. The view is mostly green.", 0.5),
+    ]
+    assert language.answer(question, ["green", "orange", "purple", "white"], evidence).answer == "orange"
+    assert "orange" in language.answer(question, None, evidence[:1]).answer, "free form: the same sentence"
 
 
 def test_a_question_word_an_option_repeats_makes_no_sentence_about_the_question(language: OfflineLanguage) -> None:

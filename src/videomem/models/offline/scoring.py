@@ -49,7 +49,10 @@ the question's content words, or as many as the best item holds):
 An option's lexical score adds up what the evidence as a whole says for it: its best support in
 each item, the three best items' summed with weights 1, 1/2, 1/4 (`AGREEMENT`), so an option
 that several items support (a clip, the fact drawn from it, the window that holds it) leads one
-that a single item names by chance.
+that a single item names by chance. An option is a claim made of all its words: the score
+is scaled by 0.5 + 0.5 × the share of its distinguishing words that some weighted item holds
+(`UNHELD`), so of two summaries that the same items support, the one whose last part nothing
+mentions ("… Emma dropping by") loses to the one whose every part is found somewhere.
 
 **Some question shapes get an explicit rule**, because no sentence states their answer; each
 reads typed evidence fields, never a memory's prose:
@@ -118,7 +121,8 @@ letting the weak prior pick.
 
 **Free-form answers** are the evidence sentence closest to the question in words and meaning;
 a question that asks for a colour ("what colour/color …") takes it from the sentences that
-name a colour of the palette, when any does.
+name a colour of the palette, when any does, a sentence naming k colours at 1/k of its support
+(as for colour options, `_supports`: a thing's one colour says more than a list of the view's).
 
 **Meaning.** MiniLM cosine between option and sentence (same weights and relevance) is added at
 half weight, centred across options, so it decides only where words do not.
@@ -131,7 +135,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -154,6 +158,15 @@ from videomem.models.offline.position import recording_window
 from videomem.timeline import DAY, format_clock, format_day, parse_range, parse_time
 
 COLOUR_WORDS = frozenset({"colour", "color"})
+COLOURS = frozenset(PALETTE) | {"grey"}
+"""Colour names an option may be."""
+SHADES = frozenset({"light", "dark", "pale", "bright", "deep"})
+
+
+def names_colour(words: Iterable[str]) -> bool:
+    """Whether the words are a colour and nothing else ("blue", "dark blue")."""
+    said = set(words)
+    return bool(said & COLOURS) and said <= COLOURS | SHADES
 """Question lemmas that ask for a colour."""
 SEMANTIC_WEIGHT = 0.5
 OFF_CUE = 0.3
@@ -181,6 +194,9 @@ SENTENCE_SHARE = 0.5
 """What the question's words elsewhere in the sentence count for, against near the option."""
 AGREEMENT = (1.0, 0.5, 0.25)
 """What an option's best, second and third items' supports count for in its lexical score."""
+UNHELD = 0.5
+"""What an option's lexical score keeps when none of its distinguishing words is held by any
+weighted evidence item (in full when all are)."""
 PLACE_WORDS = frozenset(
     "top bottom left right front back up down on off in out under over above below behind before after "
     "inside outside".split()
@@ -386,6 +402,10 @@ class OptionScorer:
             for item, value in self._supports(read, option, common):
                 best[item] = max(best.get(item, 0.0), value)
             lexical[k] = sum(w * v for w, v in zip(AGREEMENT, sorted(best.values(), reverse=True)))
+        held = set().union(*(w for w, weight in zip(read.item_words, read.weight) if weight > 0))
+        for k, option in enumerate(options):
+            wanted = self._option_words(option, common)
+            lexical[k] *= UNHELD + (1.0 - UNHELD) * sum(w in held for w in wanted) / max(len(wanted), 1)
         ranges = [_option_range(o) for o in options]
         amounts = [option_seconds(o) for o in options]
         intent = question_intent(question)
@@ -467,16 +487,22 @@ class OptionScorer:
         coverage, where relevance is the share of the question's content words within `NEAR`
         words of the option's own (a glossed 30-s caption is one long sentence; a name twenty
         words from the question's verb is not who did it), or `SENTENCE_SHARE` × the whole
-        sentence's share, whichever is larger. The option's own words are no part of the
+        sentence's share, whichever is larger; for a colour option, divided by the number of
+        colours the sentence names. The option's own words are no part of the
         question's here: for "which room …?", "room" in a sentence says nothing for "living
         room" that it does not say for "garden"."""
         distinct = self._option_words(option, common)
         wanted = set(distinct)
         asked = read.asked - wanted
+        colour = names_colour(wanted)
         for j, sentence in enumerate(read.sentences):
             coverage = self._coverage(option, distinct, sentence)
             if not coverage:
                 continue
+            if colour:
+                # a sentence that names several colours ("the main colours are purple, white
+                # and black") says less of each than one that names a thing's one colour
+                coverage /= max(1, len(COLOURS & sentence.words))
             if not asked:
                 share = read.share[j]
             else:
@@ -698,21 +724,24 @@ class OptionScorer:
         score so far never can. The answer is the exhaustive argmax's (earliest sentence on a
         tie), but a long evidence list costs a few embedding calls, not one per sentence."""
         read = self._read(question, evidence)
+        support = read.support
         candidates = np.arange(len(read.sentences))
         if COLOUR_WORDS & set(lemmas(question)):
-            named = np.array([not set(PALETTE).isdisjoint(words(s.text)) for s in read.sentences], dtype=bool)
+            named = np.array([len(COLOURS & s.words) for s in read.sentences])
             if named.any():
-                candidates = candidates[named]
+                candidates = candidates[named > 0]
+                # as for options: a sentence naming one thing's colour over a list of colours
+                support = support / np.maximum(named, 1)
         if not len(candidates):
             return None
-        order = candidates[np.argsort(-read.support[candidates], kind="stable")]
+        order = candidates[np.argsort(-support[candidates], kind="stable")]
         query = self.embedder.embed([question])[0]
         best, best_score = -1, -np.inf
         for start in range(0, len(order), BEST_SENTENCE_CHUNK):
             chunk = order[start : start + BEST_SENTENCE_CHUNK]
-            if 2.0 * read.support[chunk[0]] < best_score:
+            if 2.0 * support[chunk[0]] < best_score:
                 break
-            scores = read.support[chunk] * (1.0 + self.embedder.embed([read.sentences[i].text for i in chunk]) @ query)
+            scores = support[chunk] * (1.0 + self.embedder.embed([read.sentences[i].text for i in chunk]) @ query)
             for i, score in zip(chunk, scores):
                 if score > best_score or (score == best_score and i < best):
                     best, best_score = int(i), float(score)
