@@ -212,7 +212,10 @@ class OfflineLanguage:
 
     def decide_retrieval(self, state: RetrievalState) -> RetrievalDecision:
         start = time.perf_counter()
-        decision = choose_memory(state)
+        def mentions(option: str, text: str) -> bool:
+            return self.scorer.mentions(option, state.choices or [], text)
+
+        decision = choose_memory(state, mentions)
         self._meter([state.question, *(r.retrieved for r in state.history)], [decision.reason], start)
         return decision
 

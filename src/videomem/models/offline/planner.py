@@ -4,13 +4,13 @@ ReAct (`plan`):
 
 1. `video.retrieval` with the question and the options as the query (or `video.rag` when
    retrieval is not offered), the question alone when its options are quantities (a count's,
-   a duration's, a time's: `QUANTITY_INTENTS`);
+   a duration's, a time's: `QUANTITY_INTENTS`) or colours (`bare_question`);
 2. each memory tool the profile offers (`memory.<name>`, e.g. `memory.episodic` in
    agents/worldmm.yaml), once, in the profile's order, with the same query: a profile names a
    memory tool to have it consulted, and the planner cannot tell in advance which memory
    holds the answer (a moment, an activity over minutes, an object's state);
 3. `video.qa` on the moment the question names, if it names one;
-4. for a multiple-choice question whose options are not quantities, one more search for each
+4. for a multiple-choice question whose options are not quantities or colours, one more search for each
    option whose distinguishing words appear nowhere in what was found yet ("Walk the dog. What do I usually do in the evening?"),
    so that every option gets the chance to be supported, not only those the first query favoured;
 5. `video.qa` on the best retrieved range, only for a multiple-choice question that the
@@ -39,8 +39,8 @@ the cue, so the trace says why each memory was chosen. Before the kind, the ques
 (`intent.py`, read from its parse): a count, an order, a duration or a time sends the first
 round to timeline memory when the profile offers it (arithmetic on intervals answers those);
 a question of another intent does not search it (its intervals would only crowd out content).
-A query is the question and its options, but the question alone for visual memory and for a
-count, a duration or a time (`QUANTITY_INTENTS`), whose options are numbers and times.
+A query is the question and its options, but the question alone for visual memory and where
+the options are quantities or colours (`bare_question`).
 """
 
 from __future__ import annotations
@@ -48,13 +48,13 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from videomem.choice import search_text
+from videomem.choice import search_text, strip_label
 from videomem.evidence import Evidence
 from videomem.models.tasks.agent import AgentState, RetrievalDecision, RetrievalState, ToolCall
 from videomem.models.offline.daytime import anchored_day, question_window
 from videomem.models.offline.intent import question_intent
-from videomem.models.offline.nlp import lemmas
-from videomem.models.offline.scoring import question_times
+from videomem.models.offline.nlp import lemmas, words
+from videomem.models.offline.scoring import names_colour, question_times
 from videomem.timeline import DAY
 
 RETRIEVAL, RAG, QA, FINISH = "video.retrieval", "video.rag", "video.qa", "finish"
@@ -78,6 +78,15 @@ def asked_by(question: str) -> float | None:
         return None
     times = question_times(question, day) if question_intent(question) == "state" else []
     return max(times) if times else day[1]
+
+
+def bare_question(question: str, choices: Sequence[str] | None) -> bool:
+    """Whether a search should carry the question alone, not its options: options that are
+    quantities (a count's, a duration's, a time's: `QUANTITY_INTENTS`) or colours only pull the
+    search towards any text that says "afternoon" or "blue", not towards what is asked about."""
+    if question_intent(question) in QUANTITY_INTENTS:
+        return True
+    return bool(choices) and all(names_colour(words(strip_label(c))) for c in choices)
 
 
 def tool_names(tools: list[dict[str, Any]]) -> dict[str, set[str]]:
@@ -108,8 +117,8 @@ def plan(state: AgentState, margin_of: Callable[[str], float], mentions: Callabl
         return ToolCall(thought="Last allowed step: answer from what was gathered.", tool=FINISH, arguments={})
     used = {h.tool for h in state.history}
     search = RETRIEVAL if RETRIEVAL in tools else RAG if RAG in tools else None
-    quantities = question_intent(state.question) in QUANTITY_INTENTS
-    query = state.question if quantities else search_text(state.question, state.choices)
+    bare = bare_question(state.question, state.choices)
+    query = state.question if bare else search_text(state.question, state.choices)
     by = asked_by(state.question)
     scope = {"before": by} if by is not None else {}
     if search and search not in used:
@@ -135,7 +144,7 @@ def plan(state: AgentState, margin_of: Callable[[str], float], mentions: Callabl
     searches = [h for h in state.history if h.tool == search or h.tool.startswith(MEMORY_PREFIX)]
     found = "\n".join(h.observation for h in searches)
     gathered = [e for h in searches for e in h.evidence]
-    if search and state.choices and not quantities:
+    if search and state.choices and not bare:
         asked = {h.arguments.get("query") for h in state.history if h.tool == search}
         for option in state.choices:
             query = f"{option}. {state.question}"
@@ -187,9 +196,11 @@ def question_kind(question: str) -> tuple[str, str] | None:
     return None
 
 
-def choose_memory(state: RetrievalState) -> RetrievalDecision:
+def choose_memory(state: RetrievalState, mentions: Callable[[str, str], bool] | None = None) -> RetrievalDecision:
     """The next WorldMM retrieval round: the question kind's memory first, then the other
-    enabled memories once each, then answer."""
+    enabled memories once each, then the rounds for a named day and for options nothing found
+    yet supports, then answer. `mentions(option, text)`: whether the text holds the option's
+    distinguishing words (without it, no option rounds)."""
     if len(state.history) + 1 >= state.max_rounds:
         return RetrievalDecision(decision="answer", reason="Last allowed round: answer from what was retrieved.")
     searched = {r.memory for r in state.history}
@@ -205,14 +216,14 @@ def choose_memory(state: RetrievalState) -> RetrievalDecision:
         rest = [m for m in (*ROUND_ORDER, *state.memories) if m in state.memories and m not in searched
                 and (m != TIMELINE or intent in TIMELINE_INTENTS)]
         if not rest:
-            return _anchored_round(state) or RetrievalDecision(decision="answer", reason="Every memory was searched: answer.")
+            return (_anchored_round(state) or _option_round(state, mentions)
+                    or RetrievalDecision(decision="answer", reason="Every memory was searched: answer."))
         memory = rest[0]
         reason = f"Search {memory} memory as well, for what the question's kind did not cover."
     # Options are left out of a visual query (their colours or looks would pull the search
-    # towards every option alike) and out of any query for a count, a duration or a time: such
-    # options are numbers and times ("3 times", "yesterday afternoon"), which only pull the
-    # search towards whatever text says "afternoon".
-    question_only = memory == "visual" or intent in QUANTITY_INTENTS
+    # towards every option alike) and out of any query whose options are quantities or colours
+    # (`bare_question`).
+    question_only = memory == "visual" or bare_question(state.question, state.choices)
     query = state.question if question_only else search_text(state.question, state.choices)
     return RetrievalDecision(
         decision="search", memory=memory, query=query, before=asked_by(state.question), reason=reason
@@ -235,6 +246,28 @@ def _anchored_round(state: RetrievalState) -> RetrievalDecision | None:
         reason="The rounds place the day the question names by what happened on it: search episodic memory up to "
         "that day's end.",
     )
+
+
+def _option_round(state: RetrievalState, mentions: Callable[[str, str], bool] | None) -> RetrievalDecision | None:
+    """One more episodic search for the first option whose distinguishing words nothing
+    retrieved yet holds, with that option before the question (as the ReAct planner's step 4):
+    a query of the question and all its options favours whichever options it happened to
+    find, so an option whose support was never looked for loses by default ("which sums up
+    the second day": the visit that tells two summaries apart). None when the options are
+    quantities or colours (`bare_question`) or every option was found or searched for."""
+    if mentions is None or not state.choices or "episodic" not in state.memories \
+            or bare_question(state.question, state.choices):
+        return None
+    found = "\n".join(e.text for r in state.history for e in r.evidence)
+    asked = {r.query for r in state.history}
+    for option in state.choices:
+        query = f"{option}. {state.question}"
+        if query not in asked and not mentions(option, found):
+            return RetrievalDecision(
+                decision="search", memory="episodic", query=query, before=asked_by(state.question),
+                reason=f"Nothing retrieved yet supports the option '{option}': search episodic memory for it.",
+            )
+    return None
 
 
 _KIND_WORDS = {
