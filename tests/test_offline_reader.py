@@ -13,6 +13,7 @@ from videomem.evidence import Count, Evidence, Span, Speech
 from videomem.models.offline.daytime import question_window, relative_window
 from videomem.models.offline.position import recording_window
 from videomem.models.offline.language import OfflineLanguage
+from videomem.models.offline.nlp import forms
 from videomem.models.offline.scoring import SEMANTIC_WEIGHT
 
 
@@ -311,6 +312,18 @@ def test_an_option_each_of_whose_parts_some_item_holds_leads_one_with_a_part_not
     words = total - SEMANTIC_WEIGHT * (meaning - meaning.mean())
     assert words[1] > words[0] > words[2]
     assert language.answer(question, options, evidence).answer == options[1]
+
+
+def test_left_that_names_a_side_is_not_where_something_was_left(language: OfflineLanguage) -> None:
+    """The latest item's "top-left corner" is no leaving: the wallet was last left by the sink."""
+    evidence = [
+        item(100, "Tomas left his wallet on the piano.", 0.9),
+        item(500, "Tomas left his wallet by the sink.", 0.8),
+        item(900, "A green mug sits in the top-left corner of the desk.", 0.7),
+    ]
+    options = ["On the piano", "By the sink", "On the desk"]
+    assert language.answer("Where did Tomas most recently leave his wallet?", options, evidence).answer == "By the sink"
+    assert "leave" in forms("She left early.") and "leave" not in forms("He turned to the left with his left hand.")
 
 
 @pytest.mark.parametrize("question", ["Which colour caught the eye while Priya repotted the fern?",

@@ -185,15 +185,39 @@ def forms(text: str) -> set[str]:
     Evidence is read word by word, not tagged: the tagger over every evidence sentence was most
     of an offline answer (a week's store: ≈ 0.4 s a question), while a word's lemmas under each
     part of speech are looked up once per process."""
-    said = set(words(text))
-    out = said.union(*(_word_lemmas(w) for w in said))
-    for word in list(out):
-        if len(word) > 5 and word.endswith("ing"):
-            stem = word[:-3]
+    return set().union(*word_forms(text))
+
+
+def word_forms(text: str) -> list[frozenset[str]]:
+    """Each word's forms (`forms`), in order. "left" that names a side ("the bottom-left
+    corner", "her left hand") is not also the past of "leave" ("I left my keys")."""
+    written = words(text)
+    return [
+        frozenset({word}) if word == "left" and _a_side(written, k) else _forms_of(word)
+        for k, word in enumerate(written)
+    ]
+
+
+@lru_cache(maxsize=65536)
+def _forms_of(word: str) -> frozenset[str]:
+    out = {word} | _word_lemmas(word)
+    for form in list(out):
+        if len(form) > 5 and form.endswith("ing"):
+            stem = form[:-3]
             out |= {stem, stem + "e"}
             if stem[-1] == stem[-2]:
                 out.add(stem[:-1])
-    return out
+    return frozenset(out)
+
+
+SIDE_BEFORE = frozenset({"bottom", "top", "upper", "lower", "far", "the", "my", "his", "her", "their", "your", "our"})
+SIDE_AFTER = frozenset({"corner", "side", "hand", "edge", "half", "arm", "leg", "foot", "eye", "ear", "wall"})
+
+
+def _a_side(written: list[str], k: int) -> bool:
+    """Whether the word at k names a side ("left" after "bottom", "the", "her"; before
+    "corner", "hand") rather than the past of "leave" ("I left my keys")."""
+    return (k > 0 and written[k - 1] in SIDE_BEFORE) or (k + 1 < len(written) and written[k + 1] in SIDE_AFTER)
 
 
 def squash(text: str) -> str:

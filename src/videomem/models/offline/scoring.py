@@ -152,7 +152,7 @@ from videomem.models.offline.intent import (
 )
 from videomem.models.offline.nlp import (
     NUMBER, NUMBERS, forms, lemmas, number_value, quoted_spans, split_sentences, squash, stopwords, unit_seconds,
-    words,
+    word_forms, words,
 )
 from videomem.models.offline.position import recording_window
 from videomem.timeline import DAY, format_clock, format_day, parse_range, parse_time
@@ -368,7 +368,7 @@ class OptionScorer:
         for i, item in enumerate(evidence):
             for text in split_sentences(item.text):
                 quotes = frozenset(squash(text[a + 1 : b - 1]) for a, b in quoted_spans(text))
-                tokens = tuple(frozenset(forms(w)) for w in words(text))
+                tokens = tuple(word_forms(text))
                 sentences.append(_Sentence(text, i, frozenset().union(*tokens), squash(text), quotes, tokens))
         item_words: list[set[str]] = [set() for _ in evidence]
         for sentence in sentences:
