@@ -276,34 +276,6 @@ def test_a_day_named_by_what_happened_on_it_gets_one_more_episodic_round_up_to_i
     assert choose_memory(_state("Who came round in the afternoon?", ["episodic", "semantic", "visual"], plain)).decision == "answer"
 
 
-def test_an_option_nothing_retrieved_supports_gets_one_episodic_round_of_its_own() -> None:
-    """Both summaries share the chess game; only the first's visitor is nowhere in what the
-    memories returned, so the next round looks for that option, before the day's end."""
-    question = "Which of these sums up the second day best?"
-    options = ["chess with Omar; a visit from Lena", "chess with Omar; a visit from Yusuf"]
-    chess = Evidence(86400 + 36000, 86400 + 36030, "Omar and I play chess. Yusuf visits.", "episodic", 1.0, "v")
-    memories = {m: m for m in ("episodic", "semantic", "visual")}
-    history = [RoundRecord("search", m, question, "", [chess]) for m in memories]
-    language = offline_models().language
-
-    def mentions(option: str, text: str) -> bool:
-        return language.scorer.mentions(option, options, text)
-
-    decision = choose_memory(RetrievalState(question, options, memories, history, 4, 6), mentions)
-    assert (decision.decision, decision.memory) == ("search", "episodic")
-    assert decision.query.startswith(options[0]) and decision.before == 2 * 86400.0
-    history.append(RoundRecord("search", "episodic", decision.query, ""))
-    assert choose_memory(RetrievalState(question, options, memories, history, 5, 7), mentions).decision == "answer", (
-        "each option once"
-    )
-    assert choose_memory(RetrievalState(question, options, memories, history[:3], 4, 6)).decision == "answer", (
-        "no option rounds without a way to tell what the text mentions"
-    )
-    colours = ["green", "blue"]
-    assert choose_memory(RetrievalState("What colour was Omar's scarf?", colours, memories, history[:3], 4, 6),
-                         lambda option, text: False).decision == "answer", "no rounds for colours"
-
-
 def test_offline_planner_then_searches_the_rest_once_and_answers() -> None:
     memories = ["episodic", "semantic", "visual"]
     history: list[RoundRecord] = []

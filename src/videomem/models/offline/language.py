@@ -212,10 +212,7 @@ class OfflineLanguage:
 
     def decide_retrieval(self, state: RetrievalState) -> RetrievalDecision:
         start = time.perf_counter()
-        def mentions(option: str, text: str) -> bool:
-            return self.scorer.mentions(option, state.choices or [], text)
-
-        decision = choose_memory(state, mentions)
+        decision = choose_memory(state)
         self._meter([state.question, *(r.retrieved for r in state.history)], [decision.reason], start)
         return decision
 

@@ -196,11 +196,9 @@ def question_kind(question: str) -> tuple[str, str] | None:
     return None
 
 
-def choose_memory(state: RetrievalState, mentions: Callable[[str, str], bool] | None = None) -> RetrievalDecision:
+def choose_memory(state: RetrievalState) -> RetrievalDecision:
     """The next WorldMM retrieval round: the question kind's memory first, then the other
-    enabled memories once each, then the rounds for a named day and for options nothing found
-    yet supports, then answer. `mentions(option, text)`: whether the text holds the option's
-    distinguishing words (without it, no option rounds)."""
+    enabled memories once each, then answer."""
     if len(state.history) + 1 >= state.max_rounds:
         return RetrievalDecision(decision="answer", reason="Last allowed round: answer from what was retrieved.")
     searched = {r.memory for r in state.history}
@@ -216,8 +214,7 @@ def choose_memory(state: RetrievalState, mentions: Callable[[str, str], bool] | 
         rest = [m for m in (*ROUND_ORDER, *state.memories) if m in state.memories and m not in searched
                 and (m != TIMELINE or intent in TIMELINE_INTENTS)]
         if not rest:
-            return (_anchored_round(state) or _option_round(state, mentions)
-                    or RetrievalDecision(decision="answer", reason="Every memory was searched: answer."))
+            return _anchored_round(state) or RetrievalDecision(decision="answer", reason="Every memory was searched: answer.")
         memory = rest[0]
         reason = f"Search {memory} memory as well, for what the question's kind did not cover."
     # Options are left out of a visual query (their colours or looks would pull the search
@@ -246,28 +243,6 @@ def _anchored_round(state: RetrievalState) -> RetrievalDecision | None:
         reason="The rounds place the day the question names by what happened on it: search episodic memory up to "
         "that day's end.",
     )
-
-
-def _option_round(state: RetrievalState, mentions: Callable[[str, str], bool] | None) -> RetrievalDecision | None:
-    """One more episodic search for the first option whose distinguishing words nothing
-    retrieved yet holds, with that option before the question (as the ReAct planner's step 4):
-    a query of the question and all its options favours whichever options it happened to
-    find, so an option whose support was never looked for loses by default ("which sums up
-    the second day": the visit that tells two summaries apart). None when the options are
-    quantities or colours (`bare_question`) or every option was found or searched for."""
-    if mentions is None or not state.choices or "episodic" not in state.memories \
-            or bare_question(state.question, state.choices):
-        return None
-    found = "\n".join(e.text for r in state.history for e in r.evidence)
-    asked = {r.query for r in state.history}
-    for option in state.choices:
-        query = f"{option}. {state.question}"
-        if query not in asked and not mentions(option, found):
-            return RetrievalDecision(
-                decision="search", memory="episodic", query=query, before=asked_by(state.question),
-                reason=f"Nothing retrieved yet supports the option '{option}': search episodic memory for it.",
-            )
-    return None
 
 
 _KIND_WORDS = {
