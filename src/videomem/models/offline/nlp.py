@@ -188,6 +188,12 @@ def forms(text: str) -> set[str]:
     return set().union(*word_forms(text))
 
 
+SIDE_BEFORE = frozenset({"bottom", "top", "upper", "lower", "far", "the", "my", "his", "her", "their", "your", "our"})
+"""Words before "left" that make it a side ("the left", "bottom-left", "her left")."""
+SIDE_AFTER = frozenset({"corner", "side", "hand", "edge", "half", "arm", "leg", "foot", "eye", "ear", "wall"})
+"""Words after "left" that make it a side ("left corner", "left hand")."""
+
+
 def word_forms(text: str) -> list[frozenset[str]]:
     """Each word's forms (`forms`), in order. "left" that names a side ("the bottom-left
     corner", "her left hand") is not also the past of "leave" ("I left my keys")."""
@@ -208,10 +214,6 @@ def _forms_of(word: str) -> frozenset[str]:
             if stem[-1] == stem[-2]:
                 out.add(stem[:-1])
     return frozenset(out)
-
-
-SIDE_BEFORE = frozenset({"bottom", "top", "upper", "lower", "far", "the", "my", "his", "her", "their", "your", "our"})
-SIDE_AFTER = frozenset({"corner", "side", "hand", "edge", "half", "arm", "leg", "foot", "eye", "ear", "wall"})
 
 
 def _a_side(written: list[str], k: int) -> bool:

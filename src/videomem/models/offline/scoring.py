@@ -158,16 +158,11 @@ from videomem.models.offline.position import recording_window
 from videomem.timeline import DAY, format_clock, format_day, parse_range, parse_time
 
 COLOUR_WORDS = frozenset({"colour", "color"})
+"""Question lemmas that ask for a colour."""
 COLOURS = frozenset(PALETTE) | {"grey"}
 """Colour names an option may be."""
 SHADES = frozenset({"light", "dark", "pale", "bright", "deep"})
-
-
-def names_colour(words: Iterable[str]) -> bool:
-    """Whether the words are a colour and nothing else ("blue", "dark blue")."""
-    said = set(words)
-    return bool(said & COLOURS) and said <= COLOURS | SHADES
-"""Question lemmas that ask for a colour."""
+"""Words that may stand before a colour name in an option that is a colour ("dark blue")."""
 SEMANTIC_WEIGHT = 0.5
 OFF_CUE = 0.3
 """Weight factor for evidence that does not match a time cue of the question."""
@@ -211,6 +206,12 @@ _AMOUNT = re.compile(
     re.IGNORECASE,
 )
 _CLOCK = re.compile(r"\b(?:DAY\d+[ _])?\d{1,2}:\d{2}(?::\d{2})?\b", re.IGNORECASE)
+
+
+def names_colour(words: Iterable[str]) -> bool:
+    """Whether the words are a colour and nothing else ("blue", "dark blue")."""
+    said = set(words)
+    return bool(said & COLOURS) and said <= COLOURS | SHADES
 
 
 def question_times(question: str, day: tuple[float, float] | None = None) -> list[float]:
