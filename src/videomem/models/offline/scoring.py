@@ -398,15 +398,15 @@ class OptionScorer:
             semantic = vectors[1:] @ vectors[0]
             return SEMANTIC_WEIGHT * (semantic - semantic.mean()), semantic
         common = set.intersection(*(set(self._content(o)) for o in options)) if len(options) > 1 else set()
+        held = set().union(*(w for w, weight in zip(read.item_words, read.weight) if weight > 0))
         for k, option in enumerate(options):
             best: dict[int, float] = {}
             for item, value in self._supports(read, option, common):
                 best[item] = max(best.get(item, 0.0), value)
-            lexical[k] = sum(w * v for w, v in zip(AGREEMENT, sorted(best.values(), reverse=True)))
-        held = set().union(*(w for w, weight in zip(read.item_words, read.weight) if weight > 0))
-        for k, option in enumerate(options):
             wanted = self._option_words(option, common)
-            lexical[k] *= UNHELD + (1.0 - UNHELD) * sum(w in held for w in wanted) / max(len(wanted), 1)
+            share = sum(w in held for w in wanted) / max(len(wanted), 1)
+            lexical[k] = (UNHELD + (1.0 - UNHELD) * share) * sum(
+                w * v for w, v in zip(AGREEMENT, sorted(best.values(), reverse=True)))
         ranges = [_option_range(o) for o in options]
         amounts = [option_seconds(o) for o in options]
         intent = question_intent(question)
