@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from videomem.models.offline.intent import asks_about_speech, between_phrases, question_intent, time_position
+from videomem.models.offline.intent import (
+    asks_about_speech, between_phrases, modifier_words, question_intent, time_position,
+)
 
 
 @pytest.mark.parametrize(
@@ -85,3 +87,17 @@ def test_the_two_happenings_of_a_between_question_are_every_split_at_and() -> No
         ("the bread", "butter snack and the nap"), ("the bread and butter snack", "the nap"),
     ]
     assert between_phrases("How long did the nap last?") == []
+
+
+@pytest.mark.parametrize(
+    ("question", "modifiers"),
+    [
+        ("When was the kettle on the counter last used?", {"counter", "use"}),
+        ("When was the red bicycle in the garage last ridden?", {"red", "garage"}),
+        ("When was the last time I repaired the lamp?", set()),  # the clause on "time" is the happening
+        ("At what hour did Omar bring the chairs that stood in the hall?", {"stand", "hall"}),
+        ("When did I put the cup on the shelf?", set()),  # a place the verb takes, not one of the cup
+    ],
+)
+def test_the_words_that_only_pick_out_a_thing_are_its_modifiers(question: str, modifiers: set[str]) -> None:
+    assert modifier_words(question) == modifiers

@@ -461,6 +461,34 @@ def test_the_occasion_the_question_is_asked_on_is_not_the_last_time_before_it(la
     assert language.answer("When had Kofi last been up the ladder?", options, evidence, now=NOW).answer == "This morning"
 
 
+def test_the_last_time_a_thing_was_used_is_found_where_it_is_handled_not_where_its_description_recurs(
+    language: OfflineLanguage,
+) -> None:
+    """"Used" names no action of its own and "on the counter" only says which kettle: the clip
+    where the kettle is filled yesterday afternoon is the last use, though an older clip holds
+    every word of the question."""
+    evidence = [
+        item(1 * DAY + 21 * 3600, "Ines uses the kettle on the counter to make tea.", 0.9),
+        item(2 * DAY + 16 * 3600, "Ines fills the kettle and switches it on.", 0.6),
+        item(3 * DAY + 9 * 3600, "Ines wipes the counter.", 0.5),
+    ]
+    question = "When was the kettle on the counter last used?"
+    options = ["Yesterday afternoon", "The night before yesterday", "This morning", "Last night"]
+    assert language.answer(question, options, evidence, now=NOW).answer == "Yesterday afternoon"
+
+
+def test_without_an_end_of_the_timeline_the_description_picks_out_the_occasion(language: OfflineLanguage) -> None:
+    """Not asked for the last time, "the kettle on the counter" is the occasion it stood there:
+    the clip that says so, though a later clip where the kettle is filled ranks first."""
+    evidence = [
+        item(2 * DAY + 16 * 3600, "Ines fills the kettle and switches it on.", 0.9),
+        item(1 * DAY + 21 * 3600, "Ines uses the kettle on the counter to make tea.", 0.6),
+    ]
+    options = ["Yesterday afternoon", "The night before yesterday", "This morning", "Last night"]
+    answer = language.answer("When was the kettle on the counter used?", options, evidence, now=NOW).answer
+    assert answer == "The night before yesterday"
+
+
 # ---------------------------------------------------------------- ranks within each memory
 
 

@@ -58,6 +58,11 @@ DAY_NOUNS = frozenset({"day", "night", "morning", "afternoon", "evening", "week"
 _TEMPORAL = frozenset({"early", "late", "soon", "first", "last", "before", "after", "previously", "then"})
 _TEMPORAL_FORMS = frozenset({"earlier", "earliest", "later", "latest", "sooner", "soonest"})
 """Comparatives and superlatives the lemmatiser may leave as they are."""
+LIGHT_VERBS = frozenset({"use", "utilise", "utilize"})
+"""Verbs that name no action of their own: the knife was "used" whenever something was done
+with it (cut with, picked up), and a caption says what was done."""
+_MODIFIER_DEPS = frozenset({"prep", "amod", "acl", "relcl", "appos"})
+"""Dependencies by which a phrase describes a noun (which one is meant), not the happening."""
 
 
 @lru_cache(maxsize=1024)
@@ -100,6 +105,28 @@ def _weighs_two(tokens: list) -> bool:
         return False
     return any(t.lower_ in _TEMPORAL_FORMS or (t.lemma_.lower() in _TEMPORAL and t.tag_ in ("JJR", "RBR", "JJS", "RBS", "IN", "RB", "JJ"))
                for t in tokens)
+
+
+def modifier_words(question: str) -> frozenset[str]:
+    """Lemmas of the words that only pick out a thing the question names, not the happening it
+    asks about, and of light verbs (`LIGHT_VERBS`): "on the counter" in "when was the kettle on
+    the counter last used?", "red" and "in the garage" in "when was the red bicycle in the garage
+    last ridden?". A moment the kettle was filled is a moment it was used, whether or not its
+    caption names the counter. A phrase attached to a noun of time ("the last
+    time I used the knife") is the happening itself. A word also said outside any such phrase
+    stays content."""
+    modifier: set[str] = set()
+    core: set[str] = set()
+    for token in _parse(question):
+        lemma = token.lemma_.lower()
+        if token.is_punct or (token.is_stop and lemma not in LIGHT_VERBS):  # spaCy lists "used" as a stopword
+            continue
+        describes = any(
+            t.dep_ in _MODIFIER_DEPS and t.head.pos_ in ("NOUN", "PROPN") and t.head.lemma_.lower() not in _TIME_NOUNS
+            for t in (token, *token.ancestors)
+        )
+        (modifier if describes or lemma in LIGHT_VERBS else core).add(lemma)
+    return frozenset(modifier - core)
 
 
 @dataclass(frozen=True)

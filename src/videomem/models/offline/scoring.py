@@ -13,7 +13,9 @@ footage the item spans) for an item longer than a minute (`SPECIFIC_S`: a 10-min
 an hour's 0.13), since the more an item tells of, the likelier a wrong option's words turn up in
 it by chance. Cues in the question then
 reweigh the evidence *about the question* (an item is about it when it holds at least half of
-the question's content words, or as many as the best item holds):
+the question's content words, or as many as the best item holds, or every word of the
+happening itself, `_Read.core`: "the kettle" of "when was the kettle on the counter last
+used?"):
 * a question about an end of the timeline (`intent.time_position`: "most recently", "at the
   very start", "originally", "in the end", "newest", …): those items ranked by time instead,
   latest (or earliest) first, weights 1, 1/2, 1/3, …; other items × 0.3 (by time of day when
@@ -104,7 +106,9 @@ reads typed evidence fields, never a memory's prose:
   multiplied; any other asks how long something lasted, the duration of a run. A run (`_runs`)
   is made of the intervals about the question (`Evidence.spans`, chosen as for a count: a
   10-min window whose finer captions name the activity only in its last 3 minutes gives those
-  3 minutes) of the items most about it (the largest share of its content words), a coarser
+  3 minutes) of the items most about it (the largest share of the happening's words,
+  `_Read.core`: a time is measured where the kettle was filled, whether or not that caption
+  names the counter the question places it on), a coarser
   interval left out where a finer one inside it is found, and those that touch merged across
   items (three consecutive clips of one activity are one run). Each option scores
   exp(-|ln(measured / its amount)|) times the run's best item weight, best run first:
@@ -148,7 +152,8 @@ from videomem.models.engines import TextEmbedder
 from videomem.models.offline.colours import PALETTE
 from videomem.models.offline.daytime import PERIODS, anchored_day, closeness, question_window, relative_window
 from videomem.models.offline.intent import (
-    SPEECH_CUES, TimePosition, asks_about_speech, asks_later, between_phrases, question_intent, time_position,
+    SPEECH_CUES, TimePosition, asks_about_speech, asks_later, between_phrases, modifier_words, question_intent,
+    time_position,
 )
 from videomem.models.offline.nlp import (
     NUMBER, NUMBERS, forms, lemmas, number_value, quoted_spans, split_sentences, squash, stopwords, unit_seconds,
@@ -292,6 +297,13 @@ class _Read:
     """Per evidence item: the share of the question's content words it holds."""
     asked: set[str]
     """The question's content words that some evidence item holds."""
+    core: set[str]
+    """Of those, the words of the happening itself (`intent.modifier_words` left out): all of
+    `asked` when the question has no such words or only those."""
+    core_cover: np.ndarray
+    """Per evidence item: the share of `core` it holds."""
+    ranked: bool
+    """Whether the question asks for an end of the timeline (`intent.time_position`)."""
 
 
 class OptionScorer:
@@ -376,12 +388,17 @@ class OptionScorer:
             item_words[sentence.item] |= sentence.words
         asked = self._asked(question, item_words)
         item_cover = np.array([len(asked & w) / len(asked) if asked else 1.0 for w in item_words])
+        core = (asked - modifier_words(question)) or asked
+        core_cover = np.array([len(core & w) / len(core) if core else 1.0 for w in item_words])
         best = item_cover.max() if len(item_cover) else 0.0
-        about = (item_cover >= min(0.5, best)) & (item_cover > 0) if asked else np.ones(len(evidence), bool)
+        # an item that holds the happening is about it, whether or not it names what picks out its thing
+        about = ((item_cover >= min(0.5, best)) & (item_cover > 0)) | (core_cover >= 1.0) if asked \
+            else np.ones(len(evidence), bool)
         weight = self._weights(question, evidence, about)
         share = np.array([_share(asked, s.words, item_words[s.item]) for s in sentences])
         support = (0.3 + 0.7 * share) * np.array([weight[s.item] for s in sentences]) if sentences else np.zeros(0)
-        return _Read(sentences, support, share, item_words, weight, item_cover, asked)
+        ranked = time_position(question) is not None
+        return _Read(sentences, support, share, item_words, weight, item_cover, asked, core, core_cover, ranked)
 
     # ------------------------------------------------------------ options
 
@@ -414,14 +431,14 @@ class OptionScorer:
         if intent != "count" and all(ranges):
             lexical = np.array([self._overlap(r, evidence, read.weight * read.cover) for r in ranges])
         elif intent != "count" and all(places := [recording_window(o) for o in options]):
-            lexical = self._placed(places, _runs(evidence, read.weight * _most_about(read), read.asked))  # type: ignore[arg-type]
+            lexical = self._placed(places, _runs(evidence, read.weight * _most_about(read), read.core))  # type: ignore[arg-type]
         elif all(amounts) and not relative and (gap := self._between(question, amounts, evidence, read)) is not None:
             lexical = gap
         elif all(amounts) and (now is not None or not relative):
-            runs = _runs(evidence, read.weight * _most_about(read), read.asked)
+            runs = _runs(evidence, read.weight * _most_about(read), read.core)
             lexical = self._elapsed(amounts, runs, now if relative else None)  # type: ignore[arg-type]
         elif intent != "count" and now is not None and all(windows := [relative_window(o, now) for o in options]):
-            lexical = self._dated(windows, evidence, read.weight * _most_about(read), read.asked, now)  # type: ignore[arg-type]
+            lexical = self._dated(windows, evidence, read.weight * _most_about(read), read.core, now)  # type: ignore[arg-type]
         elif intent == "count" and all(_option_number(o) is not None for o in options):
             count = self._counted(question, read, evidence) or self._moments(read.asked, evidence, read.cover)
             if count:
@@ -765,9 +782,20 @@ def _share(asked: set[str], sentence: frozenset[str], item: set[str]) -> float:
 
 
 def _most_about(read: _Read) -> np.ndarray:
-    """Per evidence item: whether it holds as large a share of the question's content words as
-    any item does (the items a time is measured on)."""
-    return read.cover >= read.cover.max() - 1e-9 if len(read.cover) else read.cover.astype(bool)
+    """Per evidence item, how much a time is measured on it: the items that hold as large a share
+    of the words of the asked happening (`_Read.core`) as any item does, each in proportion to
+    its share of all the question's words among them — unless the question asks for an end of
+    the timeline, where any occurrence of the happening is one, and time ranks them. Without
+    that cue the question's description picks out one occasion ("when was the kettle on the
+    counter used?" is a time it stood there), with it the description only says which thing
+    ("when was the kettle on the counter last used?")."""
+    if not len(read.core_cover):
+        return read.core_cover
+    most = read.core_cover >= read.core_cover.max() - 1e-9
+    if read.ranked:
+        return most.astype(float)
+    cover = np.where(most, read.cover, 0.0)
+    return cover / cover.max() if cover.max() > 0 else most.astype(float)
 
 
 def _runs(evidence: Sequence[Evidence], weight: np.ndarray, asked: set[str]) -> list[tuple[Span, float]]:
