@@ -450,6 +450,15 @@ def test_options_that_name_days_relative_to_now_are_read_from_when_the_evidence_
     assert language.answer(question, RELATIVE_DAYS, earlier, now=NOW).answer == "The afternoon before yesterday"
 
 
+@pytest.mark.parametrize(("hours_before", "answer"), [(51, "2 days 3 hours ago"), (12, "Half a day ago"), (27, "Yesterday")])
+def test_an_amount_of_time_ago_is_weighed_with_options_that_name_days(
+    language: OfflineLanguage, hours_before: float, answer: str
+) -> None:
+    evidence = [item(NOW - hours_before * 3600, "Kofi oils the hinges of the gate.", 0.9)]
+    options = ["Yesterday", "Three days ago", "Half a day ago", "2 days 3 hours ago"]
+    assert language.answer("When did Kofi last oil the gate?", options, evidence, now=NOW).answer == answer
+
+
 def test_the_occasion_the_question_is_asked_on_is_not_the_last_time_before_it(language: OfflineLanguage) -> None:
     """Asked while Kofi is on the ladder: the clip ten minutes ago is this occasion; the time
     before it is the one asked about."""

@@ -77,6 +77,8 @@ reads typed evidence fields, never a memory's prose:
   question that is not a count, when the agent passes the query time as `now`: each scores how
   well the midpoint of an interval about the question (as for amounts of time below) falls in
   the stretch of time it names (`daytime.closeness`), times the item's weight, best item first.
+  Among such options an amount of time ago ("half a day ago") names the stretch a quarter of
+  the amount either side of its moment (`ago_window`).
   A moment less than `PRESENT_S` before `now` is the occasion the question is asked on ("when
   did I last use the knife?", asked holding it), not one it asks about.
 * A who-question about speech (intent `who` and a verb of speech, `intent.asks_about_speech`:
@@ -178,6 +180,9 @@ in as many words, so an option's words turn up in it by chance the more often th
 PRESENT_S = 1800.0
 """Seconds before the query time that are still the present occasion, for options that name a
 part of a day ("this morning", "last night"), hours long each."""
+AGO_SPREAD = 0.25
+"""How far either side of its moment an amount of time ago reaches, as a share of the amount,
+where it is read as a stretch of time beside options that name days."""
 TOUCH = 1.0
 """Seconds between two moments or intervals within which they are one (clips abut, give or take)."""
 BEST_SENTENCE_CHUNK = 16
@@ -258,6 +263,16 @@ def option_seconds(option: str) -> float | None:
         total += (value + (0.5 if half else 0.0)) * unit_seconds(unit)
         found = True
     return total if found and total > 0 else None
+
+
+def ago_window(option: str, now: float) -> tuple[float, float] | None:
+    """The stretch of the timeline an amount of time ago names ("half a day ago", "2 days 3
+    hours ago"): `AGO_SPREAD` of the amount either side of its moment, so that it can be weighed
+    with options that name days ("yesterday", "three days ago"). None for any other option."""
+    amount = option_seconds(option)
+    if amount is None or "ago" not in words(option):
+        return None
+    return now - amount * (1 + AGO_SPREAD), now - amount * (1 - AGO_SPREAD)
 
 
 def _option_number(option: str) -> int | None:
@@ -437,7 +452,8 @@ class OptionScorer:
         elif all(amounts) and (now is not None or not relative):
             runs = _runs(evidence, read.weight * _most_about(read), read.core)
             lexical = self._elapsed(amounts, runs, now if relative else None)  # type: ignore[arg-type]
-        elif intent != "count" and now is not None and all(windows := [relative_window(o, now) for o in options]):
+        elif intent != "count" and now is not None \
+                and all(windows := [relative_window(o, now) or ago_window(o, now) for o in options]):
             lexical = self._dated(windows, evidence, read.weight * _most_about(read), read.core, now)  # type: ignore[arg-type]
         elif intent == "count" and all(_option_number(o) is not None for o in options):
             count = self._counted(question, read, evidence) or self._moments(read.asked, evidence, read.cover)
