@@ -4,6 +4,7 @@ and the offline planner's choice of memory by the kind of question."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -274,6 +275,32 @@ def test_a_day_named_by_what_happened_on_it_gets_one_more_episodic_round_up_to_i
     assert choose_memory(_state(question, ["episodic", "semantic", "visual"], history)).decision == "answer", "once"
     plain = [RoundRecord("search", m, "q", "", [bread]) for m in ("episodic", "semantic", "visual")]
     assert choose_memory(_state("Who came round in the afternoon?", ["episodic", "semantic", "visual"], plain)).decision == "answer"
+
+
+def test_option_words_nothing_from_a_named_day_holds_get_one_episodic_round_up_to_its_end() -> None:
+    """Both summaries share the chess game; their visitors are nowhere in what the memories
+    returned from the second day (Lena's visit on the first day is another day's), so the next
+    round looks for both visitors, whichever option comes first, before that day's end."""
+    question = "Which of these sums up the second day best?"
+    options = ["chess with Omar; a visit from Lena", "chess with Omar; a visit from Yusuf"]
+    chess = Evidence(86400 + 36000, 86400 + 36030, "Omar and I play chess.", "episodic", 1.0, "v")
+    lena = Evidence(36000, 36030, "Lena visits.", "episodic", 1.0, "v")
+    memories = {m: m for m in ("episodic", "semantic", "visual")}
+    history = [RoundRecord("search", m, question, "", [chess, lena]) for m in memories]
+    for order in (options, options[::-1]):
+        decision = choose_memory(RetrievalState(question, order, memories, history, 4, 6))
+        assert (decision.decision, decision.memory, decision.before) == ("search", "episodic", 2 * 86400.0)
+        said = set(re.findall(r"[a-z]+", decision.query.lower()))
+        assert {"lena", "yusuf"} <= said and not {"chess", "omar"} & said, "the words that tell the options apart"
+    history.append(RoundRecord("search", "episodic", decision.query, ""))
+    assert choose_memory(RetrievalState(question, order, memories, history, 5, 7)).decision == "answer", "once"
+    unnamed = "Which of these sums up my weekend best?"
+    assert choose_memory(RetrievalState(unnamed, options, memories, history[:3], 4, 6)).decision == "answer", (
+        "only for a day named by its number"
+    )
+    colours = ["green", "blue"]
+    assert choose_memory(RetrievalState("What colour was Omar's scarf on day 2?", colours, memories, history[:3], 4, 6)
+                         ).decision == "answer", "no round for colours"
 
 
 def test_offline_planner_then_searches_the_rest_once_and_answers() -> None:

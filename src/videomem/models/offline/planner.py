@@ -34,7 +34,9 @@ happenings ("when", "happen", "first", "last") → episodic. The first round sea
 memory, the next the other enabled memories in the order episodic, semantic, visual (each once),
 then the agent answers; a question of no recognised kind starts with episodic. A question
 that names a day by what happened on it ("the day the meal was pizza") gets one more episodic
-round, no later than that day's end, once the rounds place the happening on one day. The reason names
+round, no later than that day's end, once the rounds place the happening on one day; one that
+names a day by its number ("the second day") gets one more episodic round, up to that day's
+end, for the option words nothing retrieved from that day holds. The reason names
 the cue, so the trace says why each memory was chosen. Before the kind, the question's intent
 (`intent.py`, read from its parse): a count, an order, a duration or a time sends the first
 round to timeline memory when the profile offers it (arithmetic on intervals answers those);
@@ -53,8 +55,8 @@ from videomem.evidence import Evidence
 from videomem.models.tasks.agent import AgentState, RetrievalDecision, RetrievalState, ToolCall
 from videomem.models.offline.daytime import anchored_day, question_window
 from videomem.models.offline.intent import question_intent
-from videomem.models.offline.nlp import lemmas, words
-from videomem.models.offline.scoring import names_colour, question_times
+from videomem.models.offline.nlp import forms, lemmas, stopwords, words
+from videomem.models.offline.scoring import SPECIFIC_S, names_colour, question_times
 from videomem.timeline import DAY
 
 RETRIEVAL, RAG, QA, FINISH = "video.retrieval", "video.rag", "video.qa", "finish"
@@ -198,7 +200,8 @@ def question_kind(question: str) -> tuple[str, str] | None:
 
 def choose_memory(state: RetrievalState) -> RetrievalDecision:
     """The next WorldMM retrieval round: the question kind's memory first, then the other
-    enabled memories once each, then answer."""
+    enabled memories once each, then the rounds for a day the question names (`_anchored_round`,
+    `_day_option_round`), then answer."""
     if len(state.history) + 1 >= state.max_rounds:
         return RetrievalDecision(decision="answer", reason="Last allowed round: answer from what was retrieved.")
     searched = {r.memory for r in state.history}
@@ -214,7 +217,8 @@ def choose_memory(state: RetrievalState) -> RetrievalDecision:
         rest = [m for m in (*ROUND_ORDER, *state.memories) if m in state.memories and m not in searched
                 and (m != TIMELINE or intent in TIMELINE_INTENTS)]
         if not rest:
-            return _anchored_round(state) or RetrievalDecision(decision="answer", reason="Every memory was searched: answer.")
+            return _anchored_round(state) or _day_option_round(state) or RetrievalDecision(
+                decision="answer", reason="Every memory was searched: answer.")
         memory = rest[0]
         reason = f"Search {memory} memory as well, for what the question's kind did not cover."
     # Options are left out of a visual query (their colours or looks would pull the search
@@ -242,6 +246,36 @@ def _anchored_round(state: RetrievalState) -> RetrievalDecision | None:
         decision="search", memory="episodic", query=search_text(state.question, state.choices), before=day[1],
         reason="The rounds place the day the question names by what happened on it: search episodic memory up to "
         "that day's end.",
+    )
+
+
+def _day_option_round(state: RetrievalState) -> RetrievalDecision | None:
+    """For a question about a day named by its number ("which of these sums up the second
+    day?"), one more episodic search, up to that day's end, for the words of the options that
+    nothing retrieved from that day holds, each once, before the question: a query of the
+    question and all its options favours what most options share, so the part that tells them
+    apart (the visitor of two day summaries) may never be looked for. Only for a named day: the
+    answer step counts what other days' items say × 0.3 there, so an option found on another
+    day does not win; for any question (tried at 1bc6528, a round for the first option nothing
+    retrieved holds) such a round found support for wrong options. None when the options are
+    quantities or colours (`bare_question`), or the day's items of at most a minute (what the
+    answer step weighs in full, `scoring.SPECIFIC_S`) hold every option word."""
+    day, by = question_window(state.question), asked_by(state.question)
+    if day is None or by is None or not state.choices or "episodic" not in state.memories \
+            or bare_question(state.question, state.choices):
+        return None
+    # a word only a summary of more than a minute holds is not found: the answer step weighs such summaries little
+    found = " ".join(e.text for r in state.history for e in r.evidence
+                     if day[0] <= (e.t_start + e.t_end) / 2 < day[1] and e.t_end - e.t_start <= SPECIFIC_S)
+    held, stop = forms(found), stopwords()
+    missing = dict.fromkeys(w for option in state.choices for w in words(strip_label(option)) if w not in held | stop)
+    query = f"{' '.join(missing)}. {state.question}"
+    if not missing or query in {r.query for r in state.history}:
+        return None
+    return RetrievalDecision(
+        decision="search", memory="episodic", query=query, before=by,
+        reason=f"Nothing retrieved from the day the question names holds the options' words {', '.join(missing)}: "
+        "search episodic memory up to that day's end for them.",
     )
 
 
