@@ -112,9 +112,8 @@ def modifier_words(question: str) -> frozenset[str]:
     asks about, and of light verbs (`LIGHT_VERBS`): "on the counter" in "when was the kettle on
     the counter last used?", "red" and "in the garage" in "when was the red bicycle in the garage
     last ridden?". A moment the kettle was filled is a moment it was used, whether or not its
-    caption names the counter. A phrase attached to a noun of time ("the last
-    time I used the knife") is the happening itself. A word also said outside any such phrase
-    stays content."""
+    caption names the counter. A phrase attached to a noun of time ("the last time I used the
+    knife") is the happening itself. A word also said outside any such phrase stays content."""
     modifier: set[str] = set()
     core: set[str] = set()
     for token in _parse(question):
