@@ -267,8 +267,8 @@ def _day_option_round(state: RetrievalState) -> RetrievalDecision | None:
     # a word only a summary of more than a minute holds is not found: the answer step weighs such summaries little
     found = " ".join(e.text for r in state.history for e in r.evidence
                      if day[0] <= (e.t_start + e.t_end) / 2 < day[1] and e.t_end - e.t_start <= SPECIFIC_S)
-    held, stop = forms(found), stopwords()
-    missing = dict.fromkeys(w for option in state.choices for w in words(strip_label(option)) if w not in held | stop)
+    known = forms(found) | stopwords()
+    missing = dict.fromkeys(w for option in state.choices for w in words(strip_label(option)) if w not in known)
     query = f"{' '.join(missing)}. {state.question}"
     if not missing or query in {r.query for r in state.history}:
         return None
