@@ -13,7 +13,7 @@ from videomem.evidence import Count, Evidence, Span, Speech
 from videomem.models.offline.daytime import question_window, relative_window
 from videomem.models.offline.position import recording_window
 from videomem.models.offline.language import OfflineLanguage
-from videomem.models.offline.nlp import forms
+from videomem.models.offline.nlp import forms, root
 from videomem.models.offline.scoring import SEMANTIC_WEIGHT
 
 
@@ -496,6 +496,29 @@ def test_without_an_end_of_the_timeline_the_description_picks_out_the_occasion(l
     options = ["Yesterday afternoon", "The night before yesterday", "This morning", "Last night"]
     answer = language.answer("When was the kettle on the counter used?", options, evidence, now=NOW).answer
     assert answer == "The night before yesterday"
+
+
+def test_a_question_naming_the_act_by_its_noun_finds_the_clip_that_names_the_verb(language: OfflineLanguage) -> None:
+    """"the last inspection of the bike" is the clip where Ines inspects it, though a later clip
+    holds the bike too: a noun derived from a verb is matched to that verb (`nlp.root`)."""
+    evidence = [
+        item(1 * DAY + 16 * 3600, "Ines inspected the bike tyres in the garage.", 0.6),
+        item(2 * DAY + 21 * 3600, "Ines rides the bike to the shop.", 0.9),
+    ]
+    question = "When was the last inspection of the bike?"
+    options = ["Yesterday afternoon", "The afternoon before yesterday", "This morning", "Last night"]
+    assert language.answer(question, options, evidence, now=NOW).answer == "The afternoon before yesterday"
+    assert root("inspection") == root("inspected") == root("inspects")
+    assert root("inspection") not in {"inspection", "inspect"}  # a key, never a word
+
+
+def test_in_total_asks_for_a_count_and_is_no_word_to_look_for(language: OfflineLanguage) -> None:
+    """"in total" sums the occasions; its stem in "totally" picks none of them out."""
+    evidence = [item(600 * n, text) for n, text in enumerate([
+        "Omar plays the guitar on the sofa.", "Omar plays the guitar, totally out of tune.",
+        "Omar plays the guitar for the children."])]
+    question = "How many times did Omar play the guitar in total?"
+    assert language.answer(question, ["1 time", "2 times", "3 times"], evidence).answer == "3 times"
 
 
 # ---------------------------------------------------------------- ranks within each memory

@@ -128,6 +128,11 @@ def modifier_words(question: str) -> frozenset[str]:
     return frozenset(modifier - core)
 
 
+def noun_lemmas(question: str) -> frozenset[str]:
+    """Lemmas of the question's nouns ("calibration" in "the calibration board")."""
+    return frozenset(t.lemma_.lower() for t in _parse(question) if t.pos_ == "NOUN")
+
+
 @dataclass(frozen=True)
 class TimePosition:
     """The end of the timeline a question asks about, and the words that said so (cue words,

@@ -178,7 +178,8 @@ def _word_lemmas(word: str) -> frozenset[str]:
 
 def forms(text: str) -> set[str]:
     """Every form a word of `text` may be matched by: as written, its lemma as a noun, a verb or
-    an adjective, and a gerund's stem ('WALKING' → walking, walk; 'PUTTING' → put). The small
+    an adjective, a gerund's stem ('WALKING' → walking, walk; 'PUTTING' → put), and the key
+    of the words derived from its stem (`root`). The small
     model often tags on-screen gerunds as nouns and keeps them whole, so evidence is matched
     generously; options and questions use the tagger's lemmas.
 
@@ -205,8 +206,23 @@ def word_forms(text: str) -> list[frozenset[str]]:
 
 
 @lru_cache(maxsize=65536)
+def root(word: str) -> str:
+    """The key that words derived from one stem share ('calibration', 'calibrated' →
+    '~calibr'): its Snowball stem, marked so that it never equals a word. A question may name
+    the thing ("the calibration board") that a caption names by the act ("calibrate the board")."""
+    return "~" + _stemmer().stemWord(word)
+
+
+@lru_cache(maxsize=1)
+def _stemmer():  # noqa: ANN202 - Stemmer.Stemmer
+    import Stemmer
+
+    return Stemmer.Stemmer("english")
+
+
+@lru_cache(maxsize=65536)
 def _forms_of(word: str) -> frozenset[str]:
-    out = {word} | _word_lemmas(word)
+    out = {word, root(word)} | _word_lemmas(word)
     for form in list(out):
         if len(form) > 5 and form.endswith("ing"):
             stem = form[:-3]

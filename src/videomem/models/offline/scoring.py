@@ -154,12 +154,12 @@ from videomem.models.engines import TextEmbedder
 from videomem.models.offline.colours import PALETTE
 from videomem.models.offline.daytime import PERIODS, anchored_day, closeness, question_window, relative_window
 from videomem.models.offline.intent import (
-    SPEECH_CUES, TimePosition, asks_about_speech, asks_later, between_phrases, modifier_words, question_intent,
-    time_position,
+    SPEECH_CUES, TimePosition, asks_about_speech, asks_later, between_phrases, modifier_words, noun_lemmas,
+    question_intent, time_position,
 )
 from videomem.models.offline.nlp import (
-    NUMBER, NUMBERS, forms, lemmas, number_value, quoted_spans, split_sentences, squash, stopwords, unit_seconds,
-    word_forms, words,
+    NUMBER, NUMBERS, forms, lemmas, number_value, quoted_spans, root, split_sentences, squash, stopwords,
+    unit_seconds, word_forms, words,
 )
 from videomem.models.offline.position import recording_window
 from videomem.timeline import DAY, format_clock, format_day, parse_range, parse_time
@@ -207,7 +207,7 @@ PLACE_WORDS = frozenset(
     "inside outside".split()
 )
 _KEEP = PLACE_WORDS | frozenset(NUMBERS) | frozenset({"first", "last"})
-_CUES = frozenset(PERIODS) | {"late", "early", "many", "time"}
+_CUES = frozenset(PERIODS) | {"late", "early", "many", "time", "total"}
 """Words that steer weighting or counting, not content to look for ('latest' lemmatises to 'late');
 the words that ask for an end of the timeline (`time_position`) are dropped per question."""
 _AMOUNT = re.compile(
@@ -341,7 +341,9 @@ class OptionScorer:
         position = time_position(question)
         cues = _CUES | (position.words if position else frozenset())
         untimed = _CLOCK.sub(" ", question)  # a clock time is a cue: "17" and "00" are no content
-        return {w for w in self._content(untimed) if w not in cues and w not in PLACE_WORDS and w in found}
+        nouns = noun_lemmas(question)
+        return {_held(w, found, nouns) for w in self._content(untimed)
+                if w not in cues and w not in PLACE_WORDS and _held(w, found, nouns) in found}
 
     def _weights(self, question: str, evidence: Sequence[Evidence], about: np.ndarray) -> np.ndarray:
         # A memory's items come best first, each memory scoring on its own scale (a cosine, a
@@ -403,7 +405,7 @@ class OptionScorer:
             item_words[sentence.item] |= sentence.words
         asked = self._asked(question, item_words)
         item_cover = np.array([len(asked & w) / len(asked) if asked else 1.0 for w in item_words])
-        core = (asked - modifier_words(question)) or asked
+        core = (asked - {_held(w, asked, noun_lemmas(question)) for w in modifier_words(question)}) or asked
         core_cover = np.array([len(core & w) / len(core) if core else 1.0 for w in item_words])
         best = item_cover.max() if len(item_cover) else 0.0
         # an item that holds the happening is about it, whether or not it names what picks out its thing
@@ -780,6 +782,14 @@ class OptionScorer:
                 if score > best_score or (score == best_score and i < best):
                     best, best_score = int(i), float(score)
         return read.sentences[best].text
+
+
+def _held(word: str, found: set[str], nouns: frozenset[str]) -> str:
+    """The form by which evidence holds a question's word: the word itself, or, for a noun no
+    item holds, the key it shares with words derived from its stem (`nlp.root`: the question's
+    "calibration", a caption's "calibrate"). Only nouns: an adverb's stem is its adjective's
+    ("usually", "usual"), which says nothing of the happening."""
+    return word if word in found or word not in nouns else root(word)
 
 
 def _fit(measured: float, amounts: Sequence[float]) -> np.ndarray:
