@@ -50,6 +50,32 @@ def test_no_end_of_the_timeline_without_one(question: str) -> None:
     assert time_position(question) is None
 
 
+@pytest.mark.parametrize(
+    ("question", "end"),
+    [
+        ("What did Omar use to have for breakfast?", "earliest"),
+        ("What snack does Pia no longer buy?", "earliest"),
+        ("Which route doesn't Kim take anymore?", "earliest"),
+        ("What did Omar quit smoking?", None),  # "quit" with an object, not a gerund
+        ("What did Pia stop drinking after dinner?", "earliest"),
+        ("These days, how does Kim get to work?", "latest"),
+        ("What has Omar been cooking over the past three days?", "latest"),
+        ("Which podcast did Pia switch to?", "latest"),
+        ("What did Kim change to eating at night?", "latest"),
+        ("Which soap did Omar replace the old one with?", "latest"),
+        # not a habit that changed
+        ("What was the blender last used to make?", "latest"),
+        ("When did Pia use her phone to pay?", None),
+        ("Where did Kim switch the lamp on?", None),
+    ],
+)
+def test_a_habit_that_changed_is_asked_at_one_end(question: str, end: str | None) -> None:
+    """The old habit ("used to", "no longer", "stopped …ing") is the earliest occurrence, the
+    new one ("these days", "switched to", "replaced … with") the latest."""
+    position = time_position(question)
+    assert (position.end if position else None) == end
+
+
 def test_the_cue_words_are_returned_with_their_lemmas() -> None:
     position = time_position("What was the earliest snack Katrina opened?")
     assert position is not None and {"earliest", "early"} <= position.words and "snack" not in position.words

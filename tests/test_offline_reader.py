@@ -521,6 +521,28 @@ def test_in_total_asks_for_a_count_and_is_no_word_to_look_for(language: OfflineL
     assert language.answer(question, ["1 time", "2 times", "3 times"], evidence).answer == "3 times"
 
 
+@pytest.mark.parametrize(
+    ("question", "answer"),
+    [
+        ("What do I usually eat for lunch?", "Noodles"),
+        ("These days, what do I eat for lunch?", "Salad"),
+        ("What did I switch to for lunch?", "Salad"),
+        ("What have I had for lunch over the past two days?", "Salad"),
+        ("What do I no longer eat for lunch?", "Noodles"),
+    ],
+)
+def test_a_habit_that_changed_is_read_at_the_end_the_question_asks_about(
+    language: OfflineLanguage, question: str, answer: str
+) -> None:
+    """Noodles for lunch three days, then a salad two days (the salad clip found first): the
+    habit over the week is noodles, the new one a salad."""
+    evidence = [item(d * DAY + 12.5 * 3600, f"I eat {food} for lunch{where}.", score) for d, food, where, score in [
+        (0, "noodles", " at the table", 0.9), (1, "noodles", " with Bob", 0.8), (2, "noodles", "", 0.7),
+        (3, "a salad", " at my desk", 0.95), (4, "a salad", " on the sofa", 0.6)]]
+    options = ["Noodles", "Salad", "Pizza", "Soup"]
+    assert language.answer(question, options, evidence, now=4 * DAY + 15 * 3600).answer == answer
+
+
 # ---------------------------------------------------------------- ranks within each memory
 
 

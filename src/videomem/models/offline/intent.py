@@ -154,6 +154,10 @@ def time_position(question: str) -> TimePosition | None:
     found: dict[End, set[str]] = {"earliest": set(), "latest": set()}
     for i, token in enumerate(tokens):
         word = lower[i]
+        change = _habit_change(token)
+        if change is not None:
+            found[change].add(token.lemma_.lower())
+            continue
         if token.head is not token and token.head.lemma_.lower() in DAY_NOUNS:
             continue  # "on the first day", "last night": which day, not which occurrence
         if word in _EARLIEST_WORDS:
@@ -171,6 +175,42 @@ def time_position(question: str) -> TimePosition | None:
     return TimePosition(ends[0], frozenset(found[ends[0]]))
 
 
+def _habit_change(token) -> End | None:  # noqa: ANN001 - spacy.tokens.Token
+    """The end of the timeline a word asks about when it speaks of a habit that changed: the
+    old one ("what did I use to drink?", "what do I no longer drink?", "not … anymore", "what
+    did I stop eating?") is the earliest, the new one ("these days", "over the past two days",
+    "what did I switch to?", "what did I replace coffee with?") the latest."""
+    lemma = token.lemma_.lower()
+    children = list(token.children)
+    deps = {c.dep_ for c in children}
+    if lemma == "use" and token.tag_ in ("VB", "VBD") and "nsubj" in deps and not deps & {"dobj", "auxpass"} \
+            and any(c.dep_ == "xcomp" and any(a.lower_ == "to" for a in c.children) for c in children):
+        return "earliest"  # "I used to drink"; not "the oven was used to bake", "I used my phone to pay"
+    if (token.lower_ == "longer" and any(c.lower_ == "no" for c in children)) or token.lower_ == "anymore":
+        return "earliest"
+    if lemma in _STOP_VERBS and any(c.dep_ == "xcomp" and c.tag_ == "VBG" for c in children):
+        return "earliest"
+    if lemma in DAY_NOUNS and token.tag_ == "NNS" and any(
+            c.lower_ in ("these", "past", "last", "recent") for c in children):
+        return "latest"
+    if lemma in _CHANGE_VERBS and any(c.dep_ == "prep" and c.lower_ in ("to", "with") and _asks_object(c)
+                                      for c in children):
+        return "latest"
+    return None
+
+
+def _asks_object(preposition) -> bool:  # noqa: ANN001 - spacy.tokens.Token
+    """Whether a preposition's object is what the question asks for: none follows it ("what did
+    I replace coffee with?"), or it is the question word ("to what"), or a verb ("change to
+    drinking tea", "with what lunch"); not "switch the lamp to the desk"."""
+    objects = [c for c in preposition.children if c.dep_ in ("pobj", "pcomp")]
+    return not objects or any(
+        c.tag_ in ("WP", "WDT") or c.pos_ == "VERB" or any(d.tag_ in ("WP", "WDT") for d in c.children) for c in objects)
+
+
+_STOP_VERBS = frozenset({"stop", "quit"})
+_CHANGE_VERBS = frozenset({"switch", "change", "replace", "swap"})
+"""Verbs of a change whose "to" / "with" names the new thing."""
 _LATER = frozenset({"late", "later", "latter", "after", "afterwards", "afterward", "subsequently"})
 
 
