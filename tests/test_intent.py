@@ -94,6 +94,20 @@ def test_which_thing_is_not_a_who_question() -> None:
 
 
 @pytest.mark.parametrize(
+    ("question", "intent"),
+    [
+        ("What's the number of times Pia rang the bell?", "count"),
+        ("What was the number of guests at the table?", "count"),
+        ("Count the times Omar opened the fridge.", "count"),
+        ("What is the phone number of the plumber?", None),
+        ("Who counted the plates?", "who"),
+    ],
+)
+def test_a_count_asked_for_without_how_many(question: str, intent: str | None) -> None:
+    assert question_intent(question) == intent
+
+
+@pytest.mark.parametrize(
     ("question", "speech"),
     [
         ("Who brought up the concert?", True),

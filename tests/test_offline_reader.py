@@ -45,6 +45,15 @@ def test_a_count_a_memory_computed_is_read_from_the_typed_field(language: Offlin
     )
 
 
+def test_an_option_that_says_it_never_happened_is_a_count_of_nought(language: OfflineLanguage) -> None:
+    """"Never" among counts: the count rule still reads the evidence (two feedings)."""
+    evidence = [item(540, "I feed the cat in the kitchen.", 0.7), item(960, "I feed the cat again.", 0.6),
+                item(600, "I wash the car in the driveway.", 0.5)]
+    options = ["Once", "Twice", "Three times", "Never"]
+    assert language.answer("How often did I feed the cat today?", options, evidence).answer == "Twice"
+    assert language.answer("What's the number of times I fed the cat?", ["1", "2", "3", "4"], evidence).answer == "2"
+
+
 def test_the_count_read_is_of_what_the_question_asks_not_of_something_narrower(language: OfflineLanguage) -> None:
     shelf = replace(item(9000, "keys state on the garage shelf (1 window(s), 30 s)", 1.0, "timeline"),
                     counts=(Count("keys state on the garage shelf", 1), Count("keys", 4)))

@@ -96,7 +96,17 @@ def question_intent(question: str) -> Intent | None:
             return "who"
         if word == "where":
             return "state"
-    return "order" if _weighs_two(tokens) else None
+    if _weighs_two(tokens):
+        return "order"
+    return "count" if any(_asks_number(t) for t in tokens) else None
+
+
+def _asks_number(token) -> bool:  # noqa: ANN001 - spacy.tokens.Token
+    """"the number of times …", "the number of people …", or the imperative "count the times …"."""
+    if token.lemma_.lower() == "number":
+        return any(c.dep_ == "prep" and c.lower_ == "of" for c in token.children) \
+            and not any(c.dep_ == "compound" for c in token.children)  # not "the phone number of"
+    return token.lemma_.lower() == "count" and token.i == 0  # an imperative opens the sentence
 
 
 def _weighs_two(tokens: list) -> bool:

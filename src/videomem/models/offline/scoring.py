@@ -207,6 +207,8 @@ PLACE_WORDS = frozenset(
     "inside outside".split()
 )
 _KEEP = PLACE_WORDS | frozenset(NUMBERS) | frozenset({"first", "last"})
+_NONE_WORDS = frozenset({"never", "none", "zero", "not"})
+"""Words of an option that says a count is nought ("Never", "None", "Not at all")."""
 _CUES = frozenset(PERIODS) | {"late", "early", "many", "time", "total"}
 """Words that steer weighting or counting, not content to look for ('latest' lemmatises to 'late');
 the words that ask for an end of the timeline (`time_position`) are dropped per question."""
@@ -276,12 +278,15 @@ def ago_window(option: str, now: float) -> tuple[float, float] | None:
 
 
 def _option_number(option: str) -> int | None:
-    for word in re.findall(r"[a-z0-9]+", option.lower()):
+    """The count an option names: its first number ("3", "three times", "twice"), or 0 for an
+    option that says it never happened ("Never", "None", "Not at all")."""
+    said = re.findall(r"[a-z0-9]+", option.lower())
+    for word in said:
         if word.isdigit():
             return int(word)
         if word in NUMBERS:
             return NUMBERS[word]
-    return None
+    return 0 if set(said) & _NONE_WORDS else None
 
 
 @dataclass(frozen=True)
