@@ -66,6 +66,8 @@ def test_no_end_of_the_timeline_without_one(question: str) -> None:
         # not a habit that changed
         ("What was the blender last used to make?", "latest"),
         ("When did Pia use her phone to pay?", None),
+        ("What did Kim use to open the parcel?", None),  # a tool: the verb has its own object
+        ("Which knife did Omar use to slice the melon?", None),
         ("Where did Kim switch the lamp on?", None),
     ],
 )

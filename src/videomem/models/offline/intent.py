@@ -193,9 +193,13 @@ def _habit_change(token) -> End | None:  # noqa: ANN001 - spacy.tokens.Token
     lemma = token.lemma_.lower()
     children = list(token.children)
     deps = {c.dep_ for c in children}
-    if lemma == "use" and token.tag_ in ("VB", "VBD") and "nsubj" in deps and not deps & {"dobj", "auxpass"} \
-            and any(c.dep_ == "xcomp" and any(a.lower_ == "to" for a in c.children) for c in children):
-        return "earliest"  # "I used to drink"; not "the oven was used to bake", "I used my phone to pay"
+    if lemma == "use" and token.tag_ in ("VB", "VBD") and "nsubj" in deps and "auxpass" not in deps \
+            and not any(c.dep_ == "dobj" and not _wh(c) for c in children) \
+            and any(c.dep_ == "xcomp" and any(a.lower_ == "to" for a in c.children)
+                    and not any(o.dep_ == "dobj" and not _wh(o) for o in c.children) for c in children):
+        # "what did I use to drink?"; not "the oven was used to bake", "I used my phone to pay",
+        # "what did I use to rinse the car?" (a tool: the verb has its own object)
+        return "earliest"
     if (token.lower_ == "longer" and any(c.lower_ == "no" for c in children)) or token.lower_ == "anymore":
         return "earliest"
     if lemma in _STOP_VERBS and any(c.dep_ == "xcomp" and c.tag_ == "VBG" for c in children):
@@ -209,13 +213,17 @@ def _habit_change(token) -> End | None:  # noqa: ANN001 - spacy.tokens.Token
     return None
 
 
+def _wh(token) -> bool:  # noqa: ANN001 - spacy.tokens.Token
+    """A question word, or a noun it determines ("what", "which lunch")."""
+    return token.tag_ in ("WP", "WDT") or any(d.tag_ in ("WP", "WDT") for d in token.children)
+
+
 def _asks_object(preposition) -> bool:  # noqa: ANN001 - spacy.tokens.Token
     """Whether a preposition's object is what the question asks for: none follows it ("what did
     I replace coffee with?"), or it is the question word ("to what"), or a verb ("change to
     drinking tea", "with what lunch"); not "switch the lamp to the desk"."""
     objects = [c for c in preposition.children if c.dep_ in ("pobj", "pcomp")]
-    return not objects or any(
-        c.tag_ in ("WP", "WDT") or c.pos_ == "VERB" or any(d.tag_ in ("WP", "WDT") for d in c.children) for c in objects)
+    return not objects or any(_wh(c) or c.pos_ == "VERB" for c in objects)
 
 
 _STOP_VERBS = frozenset({"stop", "quit"})

@@ -207,6 +207,7 @@ PLACE_WORDS = frozenset(
     "inside outside".split()
 )
 _KEEP = PLACE_WORDS | frozenset(NUMBERS) | frozenset({"first", "last"})
+_ARTICLE = re.compile(r"^\s*(?:a|an|the)\s+", re.IGNORECASE)
 _NONE_WORDS = frozenset({"never", "none", "zero", "not"})
 """Words of an option that says a count is nought ("Never", "None", "Not at all")."""
 _CUES = frozenset(PERIODS) | {"late", "early", "many", "time", "total"}
@@ -558,7 +559,7 @@ class OptionScorer:
         weights = {w: 0.5 if w in PLACE_WORDS else 1.0 for w in distinct}
         total = sum(weights.values())
         score = sum(weights[w] for w in distinct if w in sentence.words) / total if total else 0.0
-        whole = squash(option)
+        whole = squash(_ARTICLE.sub("", option))  # "A sponge" is as much in "the sponge" as "A hose" in "the hose"
         if len(whole) >= 3 and whole in sentence.squashed:
             score += 0.5
             if whole in sentence.quotes:
