@@ -552,6 +552,14 @@ def test_a_habit_that_changed_is_read_at_the_end_the_question_asks_about(
     assert language.answer(question, options, evidence, now=4 * DAY + 15 * 3600).answer == answer
 
 
+def test_an_options_article_is_no_part_of_its_whole_match(language: OfflineLanguage) -> None:
+    """"A sponge" gets no extra match from a caption that happens to say "a sponge" where the
+    caption about the rinsing says "the hose"."""
+    evidence = [item(600, "I wash the car with a sponge.", 0.5), item(690, "I rinse the car with the hose.", 0.4)]
+    options = ["A hose", "A bucket", "A sponge", "A towel"]
+    assert language.answer("What did I use to rinse the car?", options, evidence).answer == "A hose"
+
+
 # ---------------------------------------------------------------- ranks within each memory
 
 
