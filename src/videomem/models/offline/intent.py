@@ -37,6 +37,10 @@ _LATEST_WORDS = frozenset(
     {"last", "lastly", "latest", "final", "finally", "recent", "recently", "lately", "newest", "eventually",
      "ultimately", "now", "currently", "current", "presently", "nowadays"}
 )
+_STOP_VERBS = frozenset({"stop", "quit"})
+"""Verbs whose gerund names an old habit ("what did I stop eating?")."""
+_CHANGE_VERBS = frozenset({"switch", "change", "replace", "swap"})
+"""Verbs of a change whose "to" / "with" names the new thing."""
 _START_NOUNS = frozenset({"start", "beginning", "outset", "onset"})
 _END_NOUNS = frozenset({"end", "close", "finish"})
 _BOUNDARY_PREPOSITIONS = frozenset({"at", "in", "from", "by", "towards", "toward", "near"})
@@ -226,9 +230,6 @@ def _asks_object(preposition) -> bool:  # noqa: ANN001 - spacy.tokens.Token
     return not objects or any(_wh(c) or c.pos_ == "VERB" for c in objects)
 
 
-_STOP_VERBS = frozenset({"stop", "quit"})
-_CHANGE_VERBS = frozenset({"switch", "change", "replace", "swap"})
-"""Verbs of a change whose "to" / "with" names the new thing."""
 _LATER = frozenset({"late", "later", "latter", "after", "afterwards", "afterward", "subsequently"})
 
 

@@ -208,6 +208,7 @@ PLACE_WORDS = frozenset(
 )
 _KEEP = PLACE_WORDS | frozenset(NUMBERS) | frozenset({"first", "last"})
 _ARTICLE = re.compile(r"^\s*(?:a|an|the)\s+", re.IGNORECASE)
+"""An option's leading article, no part of its whole-option match."""
 _NONE_WORDS = frozenset({"never", "none", "zero", "not"})
 """Words of an option that says a count is nought ("Never", "None", "Not at all")."""
 _CUES = frozenset(PERIODS) | {"late", "early", "many", "time", "total"}
@@ -348,8 +349,8 @@ class OptionScorer:
         cues = _CUES | (position.words if position else frozenset())
         untimed = _CLOCK.sub(" ", question)  # a clock time is a cue: "17" and "00" are no content
         nouns = noun_lemmas(question)
-        return {_held(w, found, nouns) for w in self._content(untimed)
-                if w not in cues and w not in PLACE_WORDS and _held(w, found, nouns) in found}
+        held = (_held(w, found, nouns) for w in self._content(untimed) if w not in cues and w not in PLACE_WORDS)
+        return {w for w in held if w in found}
 
     def _weights(self, question: str, evidence: Sequence[Evidence], about: np.ndarray) -> np.ndarray:
         # A memory's items come best first, each memory scoring on its own scale (a cosine, a
