@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from videomem.models.offline.intent import (
-    asks_about_speech, between_phrases, modifier_words, question_intent, time_position,
+    Extreme, asks_about_speech, between_phrases, duration_extreme, modifier_words, question_intent, time_position,
 )
 
 
@@ -76,6 +76,52 @@ def test_a_habit_that_changed_is_asked_at_one_end(question: str, end: str | None
     new one ("these days", "switched to", "replaced … with") the latest."""
     position = time_position(question)
     assert (position.end if position else None) == end
+
+
+@pytest.mark.parametrize(
+    ("question", "counted"),
+    [
+        ("Where did Nadia park the van the second time?", ("earliest", 2, False)),
+        ("What did Nadia buy on her third trip to the bakery?", ("earliest", 3, False)),
+        ("Who drove the second-to-last time the van went out?", ("latest", 2, False)),
+        ("Where was the van parked the third from last time?", ("latest", 3, False)),
+        ("What did Nadia order on her penultimate visit?", ("latest", 2, False)),
+        ("Which errand did Nadia run second?", ("earliest", 2, True)),
+        ("What was the fourth thing Nadia did after breakfast?", ("earliest", 4, True)),
+        ("What did Nadia do 2nd?", ("earliest", 2, True)),
+        ("Who lives on the second floor?", None),
+        ("What did Nadia cook on the third day?", None),
+        ("How many seconds did the kettle take?", None),
+        ("Where did Nadia park the van the first time?", ("earliest", 1, False)),
+    ],
+)
+def test_an_ordinal_counts_occasions_or_happenings_from_one_end(
+    question: str, counted: tuple[str, int, bool] | None
+) -> None:
+    """"The second time" counts the occasions of the question's happening, "which … second"
+    the different happenings the options name; an ordinal of a floor or a day counts neither."""
+    position = time_position(question)
+    assert ((position.end, position.nth, position.sequence) if position else None) == counted
+
+
+@pytest.mark.parametrize(
+    ("question", "extreme"),
+    [
+        ("Which chore took the longest?", Extreme(longest=True, total=False)),
+        ("What lasted longer, the meeting or the lunch?", Extreme(longest=True, total=False)),
+        ("Which game lasted the shortest?", Extreme(longest=False, total=False)),
+        ("What did Omar spend the most time on?", Extreme(longest=True, total=True)),
+        ("Which task did Omar spend the least amount of time on?", Extreme(longest=False, total=True)),
+        ("Where did Omar spend most of the evening?", Extreme(longest=True, total=True)),
+        ("Which is the longest bench in the park?", None),
+        ("Who ate the most biscuits?", None),
+        ("What did Omar do most often?", None),
+    ],
+)
+def test_which_happening_took_the_most_or_least_time(question: str, extreme: Extreme | None) -> None:
+    """A superlative or comparative of length said of a verb, or the most / least time spent;
+    not the length of a thing, the most of a thing, or how often."""
+    assert duration_extreme(question) == extreme
 
 
 def test_the_cue_words_are_returned_with_their_lemmas() -> None:

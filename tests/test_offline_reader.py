@@ -192,6 +192,68 @@ def test_an_end_of_the_timeline_ranks_the_evidence_by_time(language: OfflineLang
     assert language.answer(question, options, KEYS).answer == answer
 
 
+SWIMS = [
+    item(3600, "Rosa swims in the lake.", 0.5),
+    item(3630, "Rosa swims in the lake, then dries off.", 0.9),  # the same swim, the next clip
+    item(5 * 3600, "Rosa swims at the pool.", 0.4),
+    item(7 * 3600, "Rosa reads on the terrace.", 0.8),
+    item(9 * 3600, "Rosa swims in the sea.", 0.6),
+]
+
+
+@pytest.mark.parametrize(
+    ("question", "answer"),
+    [
+        ("Where did Rosa swim the second time?", "At the pool"),
+        ("Where did Rosa swim on the third occasion?", "In the sea"),
+        ("Where did Rosa go swimming the second-to-last time?", "At the pool"),
+        ("Where did Rosa swim the penultimate time?", "At the pool"),
+    ],
+)
+def test_an_ordinal_counts_occasions_not_clips(language: OfflineLanguage, question: str, answer: str) -> None:
+    """Two abutting clips of one swim in the lake are its first occasion; the pool is the
+    second from either end."""
+    options = ["In the lake", "At the pool", "In the sea", "In the river"]
+    assert language.answer(question, options, SWIMS).answer == answer
+
+
+def test_a_place_in_the_sequence_ranks_the_happenings_the_options_name(language: OfflineLanguage) -> None:
+    """The options are the happenings; each is found at the first interval that names it, and
+    the second of those times is the answer, whatever the clips' ranks."""
+    evidence = [
+        item(600, "Idris irons his shirts.", 0.9),
+        item(60, "Idris makes porridge.", 0.3),
+        item(300, "Idris walks the dog to the park.", 0.5),
+        item(330, "Idris walks the dog back home.", 0.7),
+        item(900, "Idris makes a phone call.", 0.8),
+    ]
+    options = ["Ironed his shirts", "Made porridge", "Walked the dog", "Made a phone call"]
+    assert language.answer("Which chore did Idris do second?", options, evidence).answer == "Walked the dog"
+    assert language.answer("What was the third thing Idris did?", options, evidence).answer == "Ironed his shirts"
+
+
+DUTIES = [
+    *(item(1000 + 30 * k, "Mei paints the fence.", 0.5) for k in range(4)),  # one 2-min run
+    *(item(3000 + 900 * k, "Mei chops the firewood.", 0.6) for k in range(5)),  # five 30-s runs
+    item(8000, "Mei feeds the goats.", 0.9),
+]
+
+
+@pytest.mark.parametrize(
+    ("question", "answer"),
+    [
+        ("Which job took Mei the longest?", "Painting the fence"),
+        ("What did Mei spend the most time on?", "Chopping firewood"),
+        ("Which of these lasted the shortest?", "Feeding the goats"),
+    ],
+)
+def test_the_longest_happening_is_measured_on_its_runs(language: OfflineLanguage, question: str, answer: str) -> None:
+    """Painting is one 2-min stretch, the chopping five half-minutes apart (2.5 min in all):
+    "took the longest" is the longest stretch, "spent the most time" all of them added up."""
+    options = ["Painting the fence", "Chopping firewood", "Feeding the goats", "Milking the cow"]
+    assert language.answer(question, options, DUTIES).answer == answer
+
+
 # ---------------------------------------------------------------- parts of the day
 
 

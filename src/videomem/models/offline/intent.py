@@ -14,7 +14,10 @@ none of these (what, why, which thing) has no intent here: it is answered by con
 Apart from the intent, a question may ask for one end of the timeline (`time_position`): the
 first, earliest, original, initial occurrence, or the last, latest, final, most recent, current
 one — by a word that places a happening at an end of time, or by a phrase naming the start or
-the end ("at the very start", "to begin with", "in the end").
+the end ("at the very start", "to begin with", "in the end") — or an occasion counted from one
+end by an ordinal ("the second time", "the third occasion", "the second-to-last time", "the
+penultimate visit"), or a place in the sequence of the happenings the options name ("which did I
+do second?", "the third thing I did").
 """
 
 from __future__ import annotations
@@ -41,6 +44,13 @@ _STOP_VERBS = frozenset({"stop", "quit"})
 """Verbs whose gerund names an old habit ("what did I stop eating?")."""
 _CHANGE_VERBS = frozenset({"switch", "change", "replace", "swap"})
 """Verbs of a change whose "to" / "with" names the new thing."""
+_ORDINALS = {"second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7, "eighth": 8, "ninth": 9,
+             "tenth": 10, "2nd": 2, "3rd": 3, "4th": 4, "5th": 5, "6th": 6, "7th": 7, "8th": 8, "9th": 9, "10th": 10}
+"""Ordinals past the first, which place an occasion inside the timeline rather than at an end."""
+_OCCASION_NOUNS = frozenset({"time", "occasion", "instance", "visit", "trip", "attempt", "round"})
+"""Nouns an ordinal counts occasions of the question's happening by ("the second time I cooked")."""
+_SEQUENCE_NOUNS = frozenset({"thing", "activity", "task", "chore", "step", "event", "happening"})
+"""Nouns an ordinal counts the different happenings by ("the second thing I did")."""
 _START_NOUNS = frozenset({"start", "beginning", "outset", "onset"})
 _END_NOUNS = frozenset({"end", "close", "finish"})
 _BOUNDARY_PREPOSITIONS = frozenset({"at", "in", "from", "by", "towards", "toward", "near"})
@@ -150,10 +160,15 @@ def noun_lemmas(question: str) -> frozenset[str]:
 @dataclass(frozen=True)
 class TimePosition:
     """The end of the timeline a question asks about, and the words that said so (cue words,
-    not content to look for in the evidence)."""
+    not content to look for in the evidence); `nth` counts from that end (2: "the second time",
+    "the second-to-last time"). `sequence` says what is counted: the different happenings the
+    options name ("which did I do second?", "the third thing I did") rather than the occasions
+    of the one happening the question names ("where did I eat the second time?")."""
 
     end: End
     words: frozenset[str]
+    nth: int = 1
+    sequence: bool = False
 
 
 def time_position(question: str) -> TimePosition | None:
@@ -161,11 +176,16 @@ def time_position(question: str) -> TimePosition | None:
     for neither, or for both ("first or last" weighs two ends: an order, not a position).
 
     "last" is a verb, not a position, in a question about how long something lasted; an
-    ordinal of a day ("the first day", "last night") names a day (`daytime.question_window`)."""
+    ordinal of a day ("the first day", "last night") names a day (`daytime.question_window`),
+    and one of a thing that is not an occasion names that thing ("the second floor")."""
     tokens = [t for t in _parse(question) if not t.is_punct]
     lower = [t.lower_ for t in tokens]
     duration = question_intent(question) == "duration"
     found: dict[End, set[str]] = {"earliest": set(), "latest": set()}
+    counted = _ordinal(tokens)
+    if counted is not None:
+        end, nth, sequence, said = counted
+        return TimePosition(end, said, nth, sequence)
     for i, token in enumerate(tokens):
         word = lower[i]
         change = _habit_change(token)
@@ -187,6 +207,34 @@ def time_position(question: str) -> TimePosition | None:
     if len(ends) != 1:
         return None
     return TimePosition(ends[0], frozenset(found[ends[0]]))
+
+
+def _ordinal(tokens: list) -> tuple[End, int, bool, frozenset[str]] | None:
+    """(end, nth, sequence, words) for an ordinal past the first that counts occasions or
+    happenings: on a noun of occasions ("the second time") or of happenings ("the third thing"),
+    or on the verb ("which did I do second?"); counted from the latest end when "to last" / "from
+    last" / "from the end" follows it or it is "penultimate". None for an ordinal of anything
+    else ("the second floor", "the third day")."""
+    for token in tokens:
+        word = token.lower_
+        # "second-to-last", "the third from last time": read on the words, which the parser links
+        # in many ways
+        rest = [t for t in token.doc[token.i + 1 : token.i + 5] if not t.is_punct and t.lower_ != "the"]
+        from_end = len(rest) >= 2 and rest[0].lower_ in ("to", "from") and rest[1].lower_ in ("last", "end")
+        if word == "penultimate":
+            nth, latest = 2, True
+        elif word in _ORDINALS:
+            nth, latest = _ORDINALS[word], from_end
+        else:
+            continue
+        head = token.head
+        near = [*token.subtree, *(rest[2:3] if from_end else [])] + ([head] if head is not token else [])
+        occasion = any(t.lemma_.lower() in _OCCASION_NOUNS and t.pos_ == "NOUN" for t in near)
+        sequence = head is not token and (head.lemma_.lower() in _SEQUENCE_NOUNS or head.pos_ in ("VERB", "AUX"))
+        if occasion or sequence:
+            said = {word, token.lemma_.lower()} | ({"last", "end"} if latest else set())
+            return ("latest" if latest else "earliest"), nth, not occasion, frozenset(said)
+    return None
 
 
 def _habit_change(token) -> End | None:  # noqa: ANN001 - spacy.tokens.Token
@@ -228,6 +276,34 @@ def _asks_object(preposition) -> bool:  # noqa: ANN001 - spacy.tokens.Token
     drinking tea", "with what lunch"); not "switch the lamp to the desk"."""
     objects = [c for c in preposition.children if c.dep_ in ("pobj", "pcomp")]
     return not objects or any(_wh(c) or c.pos_ == "VERB" for c in objects)
+
+
+@dataclass(frozen=True)
+class Extreme:
+    """A question asking which happening took the most or the least time: `longest` says which,
+    `total` whether time is added up over every occasion ("spent the most time on") or measured on
+    one ("took the longest")."""
+
+    longest: bool
+    total: bool
+
+
+def duration_extreme(question: str) -> Extreme | None:
+    """Whether the question asks which happening lasted longest or shortest: a superlative or
+    comparative of "long" / "short" said of a verb ("which took the longest?", "what lasted
+    longer, …?"), or "the most / least time", "the least amount of time", "most of my time"
+    spent or taken; not one said of a thing ("the longest rope")."""
+    for token in _parse(question):
+        lemma, head = token.lemma_.lower(), token.head
+        spent = head.lemma_.lower() == "spend" or any(t.lemma_.lower() == "spend" for t in head.ancestors)
+        if lemma in ("long", "short") and token.tag_ in ("JJS", "RBS", "JJR", "RBR") and head.pos_ in ("VERB", "AUX"):
+            return Extreme(longest=lemma == "long", total=spent)
+        if lemma in ("most", "least", "much", "little") and token.tag_ == "JJS":
+            of_time = head.lemma_.lower() in ("time", "amount") or (
+                head.pos_ == "VERB" and any(c.lower_ == "of" for c in token.children))
+            if of_time:
+                return Extreme(longest=lemma in ("most", "much"), total=True)
+    return None
 
 
 _LATER = frozenset({"late", "later", "latter", "after", "afterwards", "afterward", "subsequently"})

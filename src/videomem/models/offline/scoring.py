@@ -19,7 +19,10 @@ used?"):
 * a question about an end of the timeline (`intent.time_position`: "most recently", "at the
   very start", "originally", "in the end", "newest", …): those items ranked by time instead,
   latest (or earliest) first, weights 1, 1/2, 1/3, …; other items × 0.3 (by time of day when
-  the question also names a part of the day: "first thing in the morning"). The words that
+  the question also names a part of the day: "first thing in the morning"). An ordinal past
+  the first ("the second time", "the penultimate visit", `TimePosition.nth`) counts occasions
+  instead: the items holding the whole happening in time order, those that touch one occasion
+  (`_occasions`), the nth from that end weighing 1, its neighbours 1/2, 1/3, …. The words that
   said so are cues, not content to look for;
 * a day of the recording named by its number ("on the second day", "day 3",
   `daytime.question_window`), or by what happened on it ("the day the meal was pizza": the one
@@ -87,13 +90,19 @@ reads typed evidence fields, never a memory's prose:
   line times its item's weight; the speaker of the best-matching line wins.
 * An order question (intent `order`: "… first, X or Y?", "which came later, …"), two of whose
   options name happenings the evidence records: the option found first wins (the later one when
-  the question asks for it, `intent.asks_later`), each found at the start of the earliest
+  the question asks for it, `intent.asks_later`; the nth from the start for an ordinal of the
+  verb or of a noun of happenings, "which chore did I do second?", `TimePosition.sequence`),
+  each found at the start of the earliest
   evidence interval whose text names it (`Evidence.spans`: a timeline run, a coarse window's
   finer captions; its words but place words and parts of the day: "lunch at midday" is found
   where lunch is shown), never at a summary's own start when it has finer captions; an option
   no interval names in its words is found where an interval is closest to it in meaning of all
   the options (MiniLM cosine at least 0.25, 0.1 ahead of any other option's: "Bob dropping by"
   for "Bob comes to visit").
+* A question asking which happening took the most or the least time
+  (`intent.duration_extreme`: "which took the longest?", "spent the most time on"): each option
+  is measured on the runs (`_runs`, below) of the intervals whose text names it, its longest
+  run or, for time spent, their sum; the option alone at that extreme scores 1, the others 0.
 * Options that each name a place in the recording ("around minute 4", "the 5-minute mark",
   "at 04:10"; `position.recording_window`), for a question that is not a count: each scores how
   well the midpoint of a run of evidence about the question (`_runs`, below) falls in its
@@ -154,8 +163,8 @@ from videomem.models.engines import TextEmbedder
 from videomem.models.offline.colours import PALETTE
 from videomem.models.offline.daytime import PERIODS, anchored_day, closeness, question_window, relative_window
 from videomem.models.offline.intent import (
-    SPEECH_CUES, TimePosition, asks_about_speech, asks_later, between_phrases, modifier_words, noun_lemmas,
-    question_intent, time_position,
+    SPEECH_CUES, Extreme, TimePosition, asks_about_speech, asks_later, between_phrases, duration_extreme,
+    modifier_words, noun_lemmas, question_intent, time_position,
 )
 from videomem.models.offline.nlp import (
     NUMBER, NUMBERS, forms, lemmas, number_value, quoted_spans, root, split_sentences, squash, stopwords,
@@ -352,7 +361,10 @@ class OptionScorer:
         held = (_held(w, found, nouns) for w in self._content(untimed) if w not in cues and w not in PLACE_WORDS)
         return {w for w in held if w in found}
 
-    def _weights(self, question: str, evidence: Sequence[Evidence], about: np.ndarray) -> np.ndarray:
+    def _weights(self, question: str, evidence: Sequence[Evidence], about: np.ndarray, whole: np.ndarray) -> np.ndarray:
+        """Per item, its rank within its memory reweighed by the question's cues (module
+        docstring); `about`: the items about the question, `whole`: those that hold the whole
+        happening (`_Read.core`), the occasions an ordinal counts."""
         # A memory's items come best first, each memory scoring on its own scale (a cosine, a
         # PPR sum, a fused rank): an item's rank is its place among its own memory's items.
         weight = np.zeros(len(evidence))
@@ -383,8 +395,12 @@ class OptionScorer:
             clock = (lambda t: t % DAY) if periods else (lambda t: t)
             order = sorted(relevant, key=lambda i: (-clock(evidence[i].t_end) if latest else clock(evidence[i].t_start), i))
             weight *= OFF_CUE
-            for rank, i in enumerate(order):
-                weight[i] = 1.0 / (1.0 + rank)
+            if position.nth == 1:
+                for rank, i in enumerate(order):
+                    weight[i] = 1.0 / (1.0 + rank)
+            else:  # "the second time": occasions of the happening counted from that end, its neighbours after it
+                for k, occasion in enumerate(_occasions([i for i in order if whole[i]] or order, evidence)):
+                    weight[occasion] = 1.0 / (1.0 + abs(k - (position.nth - 1)))
         if times:
             holds = np.array([any(e.t_start - 1 <= t <= e.t_end + 1 for t in times) for e in evidence])
             weight *= np.where(holds, 1.0, OFF_CUE)
@@ -418,7 +434,7 @@ class OptionScorer:
         # an item that holds the happening is about it, whether or not it names what picks out its thing
         about = ((item_cover >= min(0.5, best)) & (item_cover > 0)) | (core_cover >= 1.0) if asked \
             else np.ones(len(evidence), bool)
-        weight = self._weights(question, evidence, about)
+        weight = self._weights(question, evidence, about, core_cover >= 1.0)
         share = np.array([_share(asked, s.words, item_words[s.item]) for s in sentences])
         support = (0.3 + 0.7 * share) * np.array([weight[s.item] for s in sentences]) if sentences else np.zeros(0)
         ranked = time_position(question) is not None
@@ -472,7 +488,10 @@ class OptionScorer:
             speakers = self._speakers(question, options, evidence, read.weight)
             if speakers.any():
                 lexical = speakers
-        elif intent == "order":
+        elif (extreme := duration_extreme(question)) is not None \
+                and (lasted := self._lasted(extreme, options, evidence)) is not None:
+            lexical = lasted
+        elif intent == "order" or ((position := time_position(question)) is not None and position.sequence):
             ordered = self._ordered(question, options, evidence)
             if ordered is not None:
                 lexical = ordered
@@ -568,9 +587,10 @@ class OptionScorer:
         return score
 
     def _ordered(self, question: str, options: Sequence[str], evidence: Sequence[Evidence]) -> np.ndarray | None:
-        """For a question weighing two happenings in time: 1 for the option whose happening the
-        evidence records first (last, when the question asks for the later one), 0 for the
-        others; None unless two options are found at different times. An option is found at the
+        """For a question weighing happenings in time: 1 for the option whose happening the
+        evidence records first (last, when the question asks for the later one; the nth from
+        that end for an ordinal, "which did I do second?", `TimePosition.nth`), 0 for the others;
+        None unless two options, and that many, are found at different times. An option is found at the
         start of the earliest evidence interval (`Evidence.spans`: a timeline run, a window's
         finer caption) whose text names it, or, when none does (the option says it in other
         words: "Bob dropping by" for "BOB COMES TO VISIT"), whose text is closest in meaning to
@@ -584,13 +604,35 @@ class OptionScorer:
             for k, start in self._closest_spans(options, spans).items():
                 if found[k] is None:
                     found[k] = start
-        times = {t for t in found if t is not None}
-        if len(times) < 2:
+        times = sorted({t for t in found if t is not None}, reverse=asks_later(question))
+        position = time_position(question)
+        nth = position.nth if position is not None else 1
+        if len(times) < max(2, nth):
             return None
-        target = max(times) if asks_later(question) else min(times)
+        target = times[nth - 1]
         if found.count(target) > 1:
             return None
         return np.array([1.0 if t == target else 0.0 for t in found])
+
+    def _lasted(self, extreme: Extreme, options: Sequence[str], evidence: Sequence[Evidence]) -> np.ndarray | None:
+        """For a question asking which happening took the most (least) time: 1 for the option
+        whose happening lasted longest (shortest), 0 for the others; None unless two options are
+        found and one of them is the only one at that extreme. An option lasts the runs (`_runs`)
+        of the evidence intervals whose text names it: one activity in three consecutive clips
+        lasted as long as the three; its longest run, or their sum when time spent is added up
+        (`Extreme.total`), the other measure breaking a tie."""
+        measured: list[tuple[float, float]] = []
+        for option in options:
+            named = np.array([float(any(self.mentions(option, options, s.text) for s in e.spans())) for e in evidence])
+            runs = [span.duration for span, _ in _runs(evidence, named, self._distinct(option, options))] or [0.0]
+            measured.append((sum(runs), max(runs)) if extreme.total else (max(runs), sum(runs)))
+        found = [m for m in measured if m[0] > 0]
+        if len(found) < 2:
+            return None
+        target = max(found) if extreme.longest else min(found)
+        if measured.count(target) > 1:
+            return None
+        return np.array([1.0 if m == target else 0.0 for m in measured])
 
     def _closest_spans(self, options: Sequence[str], spans: Sequence[Span]) -> dict[int, float]:
         """Option index → the start of the earliest interval whose text is closest in meaning
@@ -829,6 +871,22 @@ def _most_about(read: _Read) -> np.ndarray:
         return most.astype(float)
     cover = np.where(most, read.cover, 0.0)
     return cover / cover.max() if cover.max() > 0 else most.astype(float)
+
+
+def _occasions(order: Sequence[int], evidence: Sequence[Evidence]) -> list[list[int]]:
+    """Items in time order (from either end) grouped into occasions: an item that overlaps or
+    touches the one before it in the same video is the same occasion (one activity seen in
+    consecutive clips is done once)."""
+    groups: list[list[int]] = []
+    for i in order:
+        if groups:
+            last = evidence[groups[-1][-1]]
+            item = evidence[i]
+            if item.video_id == last.video_id and item.t_start <= last.t_end + TOUCH and last.t_start <= item.t_end + TOUCH:
+                groups[-1].append(i)
+                continue
+        groups.append([i])
+    return groups
 
 
 def _runs(evidence: Sequence[Evidence], weight: np.ndarray, asked: set[str]) -> list[tuple[Span, float]]:
