@@ -474,6 +474,26 @@ def test_options_that_name_places_in_the_recording_are_read_from_when_the_eviden
     assert language.answer(question, marks, evidence).answer == "the 7-minute mark", "6:50 rounds to 7 minutes"
 
 
+def test_a_bare_clock_is_a_time_of_day_where_the_evidence_is_a_days_footage(language: OfflineLanguage) -> None:
+    """'09:40' is 9 min 40 s into a video, but in footage recorded from 08:00 to 17:00 nothing
+    lies near that place and the morning's 09:40 is where the evidence is: the question's and
+    the options' clocks are read on the clock of the day, for each day of the footage."""
+    day = [item(8 * 3600, "Lena feeds the hens in the yard.", 0.9),
+           *(item(9 * 3600 + 60 * 38 + 30 * k, "Lena mends the fence by the road.", 0.3) for k in range(4)),
+           item(15 * 3600, "Lena bakes bread in the kitchen.", 0.8),
+           item(16 * 3600 + 1800, "Lena feeds the hens again.", 0.7)]
+    options = ["Feeding the hens", "Mending the fence", "Baking bread"]
+    assert language.answer("What was Lena doing at 09:40?", options, day).answer == "Mending the fence"
+    later = [replace(e, t_start=e.t_start + 2 * DAY, t_end=e.t_end + 2 * DAY) for e in day]
+    assert language.answer("What was Lena doing at 09:40?", options, later).answer == "Mending the fence", "on the third day"
+    clocks = ["Around 08:00", "Around 09:40", "Around 15:00", "Around 16:30"]
+    assert language.answer("When did Lena bake bread?", clocks, later).answer == "Around 15:00"
+    video = [item(580, "Lena mends the fence by the road.", 0.3), item(9 * 3600, "Lena feeds the hens in the yard.", 0.9)]
+    assert language.answer("What was Lena doing at 09:40?", options, video).answer == "Mending the fence", (
+        "a place in the recording, where the evidence is near it"
+    )
+
+
 # ---------------------------------------------------------------- days named relative to now
 
 DAY = 86400.0

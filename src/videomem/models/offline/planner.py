@@ -136,7 +136,7 @@ def plan(state: AgentState, margin_of: Callable[[str], float], mentions: Callabl
                 tool=name,
                 arguments=_args(tools[name], query=query, **scope),
             )
-    named = question_times(state.question)
+    named = question_times(state.question, evidence=[e for h in state.history for e in h.evidence])
     if QA in tools and QA not in used and named:
         return ToolCall(
             thought="The question names a moment; look at the frames around it.",

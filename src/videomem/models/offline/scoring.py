@@ -28,8 +28,10 @@ used?"):
   `daytime.question_window`), or by what happened on it ("the day the meal was pizza": the one
   day on which the items holding that clause's words were recorded): items recorded on it keep
   their weight, others × 0.3, and an end of the timeline is looked for among that day's items;
-* a clock time ("at 12:35", "DAY2 11:09:42"; on a named day, "at 10:00" is that day's hour):
-  items whose range holds it keep their weight, others × 0.3 — except for where something is
+* a clock time ("at 12:35", "DAY2 11:09:42"; on a named day, "at 10:00" is that day's hour;
+  without one, a place in the recording, "at 04:10", unless no evidence lies within an hour of
+  that place and some lies near the time of day it reads as: then that time on each such day,
+  `of_day`): items whose range holds it keep their weight, others × 0.3 — except for where something is
   (intent `state`: "where were the scissors at noon?"), which is where it was last put by then:
   the items about the question that end by that time, latest first, as for "most recently";
 * "morning", "noon", "afternoon", "evening", "night" (`daytime.PERIODS`): items recorded at that
@@ -107,7 +109,8 @@ reads typed evidence fields, never a memory's prose:
   "at 04:10"; `position.recording_window`), for a question that is not a count: each scores how
   well the midpoint of a run of evidence about the question (`_runs`, below) falls in its
   place (`daytime.closeness`, distances in units of the options' spacing), times the run's
-  weight, best run first.
+  weight, best run first. Bare clocks ("around 10:30") that no evidence lies near as places in
+  the recording, but near as times of day (`of_day`), are compared on the clock of the day.
 * Options that are all amounts of time ("2 hours", "about 45 minutes ago", "a day and a half"):
   a relative-time question (intent `when`, or "… ago" in every option) is measured from the
   cited moment (a run's midpoint) to the query time, which the agent passes as `now` (without
@@ -192,6 +195,9 @@ part of a day ("this morning", "last night"), hours long each."""
 AGO_SPREAD = 0.25
 """How far either side of its moment an amount of time ago reaches, as a share of the amount,
 where it is read as a stretch of time beside options that name days."""
+CLOCK_REACH = 3600.0
+"""Seconds from the evidence within which a clock time may fall on the reading (a place in the
+recording or a time of day) that it is read as (`of_day`)."""
 TOUCH = 1.0
 """Seconds between two moments or intervals within which they are one (clips abut, give or take)."""
 BEST_SENTENCE_CHUNK = 16
@@ -237,11 +243,14 @@ def names_colour(words: Iterable[str]) -> bool:
     return bool(said & COLOURS) and said <= COLOURS | SHADES
 
 
-def question_times(question: str, day: tuple[float, float] | None = None) -> list[float]:
+def question_times(question: str, day: tuple[float, float] | None = None, evidence: Sequence[Evidence] = ()) -> list[float]:
     """Clock times written in a question ('What happens at 12:35?'), as corpus seconds. On a day
     the question names (`day`, `daytime.question_window`) a time without a day is on that day,
     and one of two parts is hours and minutes ('at 10:00 on the second day'), not a video's
-    minutes and seconds."""
+    minutes and seconds. Without a named day a time is a place in the recording ('at 04:10'),
+    unless no `evidence` lies near that place and some lies near the time of day it reads as
+    (`of_day`): then it is that time on each day the evidence is near it ('at 11:01' in a day's
+    footage that starts at 08:00)."""
     out = []
     for text in _CLOCK.findall(question):
         parts = text.split(":")
@@ -251,8 +260,33 @@ def question_times(question: str, day: tuple[float, float] | None = None) -> lis
             t = parse_time(text.replace("_", " "))
         except TimeFormatError:
             continue
-        out.append(t + day[0] // DAY * DAY if day is not None and t < DAY else t)
+        if day is not None:
+            out.append(t + day[0] // DAY * DAY if t < DAY else t)
+            continue
+        days = of_day(text, [t], evidence)
+        out.extend(days or [t])
     return out
+
+
+def of_day(clock: str, places: Sequence[float], evidence: Sequence[Evidence]) -> list[float]:
+    """Where a bare clock ('10:30', '14:05:10') read as a time of day (two parts: hours and
+    minutes) falls on each day that some evidence lies within `CLOCK_REACH` of it, when no
+    evidence lies that near any of `places` (the clocks read as places in the recording: a
+    video's '10:30' is 10 min 30 s in); [] otherwise, and for a clock with a day."""
+    parts = clock.strip().split(":")
+    if not evidence or not all(p.isdigit() for p in parts) or len(parts) not in (2, 3):
+        return []
+    if any(_near(t, evidence) for t in places):
+        return []
+    hours = int(parts[0]) * 3600 + int(parts[1]) * 60 + (int(parts[2]) if len(parts) == 3 else 0)
+    if hours >= DAY:
+        return []
+    days = sorted({int(e.t_start // DAY) for e in evidence} | {int(e.t_end // DAY) for e in evidence})
+    return [d * DAY + hours for d in days if _near(d * DAY + hours, evidence)]
+
+
+def _near(t: float, evidence: Sequence[Evidence]) -> bool:
+    return any(e.t_start - CLOCK_REACH <= t <= e.t_end + CLOCK_REACH for e in evidence)
 
 
 def _option_range(option: str) -> tuple[float, float] | None:
@@ -377,7 +411,7 @@ class OptionScorer:
         periods = [PERIODS[w] for w in said if w in PERIODS]
         position = time_position(question)
         day = question_window(question) or anchored_day(question, evidence)
-        times = question_times(question, day)
+        times = question_times(question, day, evidence)
         on_day = np.ones(len(evidence), bool)
         if day is not None:
             middle = np.array([(e.t_start + e.t_end) / 2 for e in evidence])
@@ -471,7 +505,13 @@ class OptionScorer:
         if intent != "count" and all(ranges):
             lexical = np.array([self._overlap(r, evidence, read.weight * read.cover) for r in ranges])
         elif intent != "count" and all(places := [recording_window(o) for o in options]):
-            lexical = self._placed(places, _runs(evidence, read.weight * _most_about(read), read.core))  # type: ignore[arg-type]
+            runs = _runs(evidence, read.weight * _most_about(read), read.core)
+            clocks = [_CLOCK.search(o) for o in options]
+            hours = [of_day(c.group(), [a for a, _ in places], evidence) if c else [] for c in clocks]  # type: ignore[misc]
+            if all(hours):  # times of day ("around 10:30" in a day's footage): compared on the clock
+                places = [(h[0] % DAY, h[0] % DAY) for h in hours]
+                runs = [(Span(span.t_start % DAY, span.t_start % DAY + span.duration, span.text), w) for span, w in runs]
+            lexical = self._placed(places, runs)  # type: ignore[arg-type]
         elif all(amounts) and not relative and (gap := self._between(question, amounts, evidence, read)) is not None:
             lexical = gap
         elif all(amounts) and (now is not None or not relative):
