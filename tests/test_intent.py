@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from videomem.models.offline.intent import (
-    Extreme, asks_about_speech, between_phrases, duration_extreme, modifier_words, question_intent, time_position,
+    Extreme, asks_about_speech, between_phrases, counted_unit, duration_extreme, modifier_words, question_intent,
+    time_position,
 )
 
 
@@ -122,6 +123,20 @@ def test_which_happening_took_the_most_or_least_time(question: str, extreme: Ext
     """A superlative or comparative of length said of a verb, or the most / least time spent;
     not the length of a thing, the most of a thing, or how often."""
     assert duration_extreme(question) == extreme
+
+
+@pytest.mark.parametrize(
+    ("question", "unit"),
+    [
+        ("For how many minutes did the kettle boil?", "minute"),
+        ("How many hours ago did Omar leave?", "hour"),
+        ("How many seconds did the toast take?", "second"),
+        ("How many biscuits did Omar eat?", None),
+        ("How long did the kettle boil?", None),
+    ],
+)
+def test_the_unit_of_time_a_question_counts(question: str, unit: str | None) -> None:
+    assert counted_unit(question) == unit
 
 
 def test_the_cue_words_are_returned_with_their_lemmas() -> None:

@@ -254,6 +254,51 @@ def test_the_longest_happening_is_measured_on_its_runs(language: OfflineLanguage
     assert language.answer(question, options, DUTIES).answer == answer
 
 
+CHORES = [
+    *(item(100 + 30 * k, "Ana mops the hall.", 0.5) for k in range(4)),  # one 2-min run
+    item(400, "Ana dusts the shelves.", 0.6),
+    item(900, "Ana waters the ferns.", 0.7),
+]
+
+
+def test_an_options_noun_is_found_by_the_stem_the_captions_verb_shares(language: OfflineLanguage) -> None:
+    """"The mopping" is in "Ana mops the hall": the option names the act by its noun."""
+    options = ["The dusting", "The mopping"]
+    assert language.answer("Which chore took longer, the mopping or the dusting?", options, CHORES).answer == "The mopping"
+    assert language.answer("Which was shorter, the mopping or the dusting?", options, CHORES).answer == "The dusting"
+
+
+def test_bare_numbers_are_amounts_of_the_unit_the_question_counts(language: OfflineLanguage) -> None:
+    options = ["1", "2", "5", "10"]
+    assert language.answer("For how many minutes did Ana mop the hall?", options, CHORES).answer == "2"
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        ["Dusting, then mopping, then watering", "Mopping, then dusting, then watering",
+         "Watering, then mopping", "Mopping, then watering, then dusting"],
+        ["Watering the ferns -> mopping the hall", "Mopping the hall -> dusting the shelves",
+         "Dusting the shelves -> mopping the hall"],
+    ],
+)
+def test_options_that_list_happenings_in_order_are_read_from_when_each_was_recorded(
+    language: OfflineLanguage, options: list[str]
+) -> None:
+    """Each listed happening is found at the first interval that names it; the option whose
+    every happening is found in its order wins, whatever the clips' ranks."""
+    evidence = sorted(CHORES, key=lambda e: -e.t_start)  # the latest first
+    assert language.answer("In which order did Ana do her chores?", options, evidence).answer == options[1]
+
+
+def test_empty_is_a_word_to_look_for(language: OfflineLanguage) -> None:
+    """spaCy lists "empty" as a stopword; here it is what the question asks about."""
+    evidence = [*(item(3600 + 30 * k, "Ana sweeps the garage floor.", 0.6) for k in range(4)),
+                item(7200, "The garage is empty; nobody is in it.", 0.5, length=1200)]
+    options = ["About 2 minutes", "About 20 minutes", "About 2 hours"]
+    assert language.answer("Roughly how long was the garage empty?", options, evidence).answer == "About 20 minutes"
+
+
 # ---------------------------------------------------------------- parts of the day
 
 
@@ -407,6 +452,10 @@ def test_a_things_one_colour_says_more_than_a_list_of_the_views_colours(language
     ]
     assert language.answer(question, ["green", "orange", "purple", "white"], evidence).answer == "orange"
     assert "orange" in language.answer(question, None, evidence[:1]).answer, "free form: the same sentence"
+    listed = [replace(evidence[0], text=evidence[0].text.replace("green, white", "purple, white")), evidence[1]]
+    assert language.answer(question, ["blue", "orange", "purple", "yellow"], listed).answer == "orange", (
+        "'purple' alone parses as a noun, and is a colour all the same"
+    )
 
 
 def test_a_question_word_an_option_repeats_makes_no_sentence_about_the_question(language: OfflineLanguage) -> None:

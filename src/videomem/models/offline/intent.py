@@ -115,6 +115,17 @@ def question_intent(question: str) -> Intent | None:
     return "count" if any(_asks_number(t) for t in tokens) else None
 
 
+def counted_unit(question: str) -> str | None:
+    """The unit of time a question counts ("how many minutes …", "for how many hours …"), whose
+    options may be bare numbers ("4"); None when it counts none."""
+    lower = [t.lower_ for t in _parse(question) if not t.is_punct]
+    lemma = [t.lemma_.lower() for t in _parse(question) if not t.is_punct]
+    for i in range(len(lower) - 2):
+        if lower[i] == "how" and lower[i + 1] == "many" and lemma[i + 2] in _TIME_UNITS:
+            return lemma[i + 2]
+    return None
+
+
 def _asks_number(token) -> bool:  # noqa: ANN001 - spacy.tokens.Token
     """"the number of times …", "the number of people …", or the imperative "count the times …"."""
     if token.lemma_.lower() == "number":

@@ -2,9 +2,11 @@
 
 Words are spaCy lemmas of the lower-cased text; an evidence word matches as written, by its
 lemma as a noun, a verb or an adjective, and by gerund stem (`nlp.forms`), so 'MAKING COFFEE'
-supports 'Make coffee'. The question's *content words* are its lemmas without stopwords, without
-the cue words below and without words that no evidence item holds (those cannot tell items apart;
-no list of question phrasings is kept).
+supports 'Make coffee'; an option's noun also by the key of its stem (`nlp.root`), so 'The
+mopping' is in 'Ana mops the hall'. The question's *content words* are its lemmas without
+stopwords (but for a few that spaCy lists and that say what happened, `_KEEP`: "empty", "full",
+"call"), without the cue words below and without words that no evidence item holds (those cannot
+tell items apart; no list of question phrasings is kept).
 
 **Evidence weight.** By rank among the items of the memory that returned it, in the order it
 returned them (each memory scores on its own scale: a cosine, a PPR sum, a fused rank; a memory
@@ -101,6 +103,10 @@ reads typed evidence fields, never a memory's prose:
   no interval names in its words is found where an interval is closest to it in meaning of all
   the options (MiniLM cosine at least 0.25, 0.1 ahead of any other option's: "Bob dropping by"
   for "Bob comes to visit").
+* Options that each list happenings in an order ("sanding the chair, then sweeping the floor",
+  "cutting -> gluing"; `_steps`), for a question that is not a count: each scores the share of
+  its consecutive pairs that the evidence records in that order, each happening found at the
+  start of the earliest interval that names it, as for an order question above.
 * A question asking which happening took the most or the least time
   (`intent.duration_extreme`: "which took the longest?", "spent the most time on"): each option
   is measured on the runs (`_runs`, below) of the intervals whose text names it, its longest
@@ -111,7 +117,8 @@ reads typed evidence fields, never a memory's prose:
   place (`daytime.closeness`, distances in units of the options' spacing), times the run's
   weight, best run first. Bare clocks ("around 10:30") that no evidence lies near as places in
   the recording, but near as times of day (`of_day`), are compared on the clock of the day.
-* Options that are all amounts of time ("2 hours", "about 45 minutes ago", "a day and a half"):
+* Options that are all amounts of time ("2 hours", "about 45 minutes ago", "a day and a half";
+  bare numbers where the question counts a unit of time, "how many minutes …?" "4"):
   a relative-time question (intent `when`, or "… ago" in every option) is measured from the
   cited moment (a run's midpoint) to the query time, which the agent passes as `now` (without
   it, no rule); a question about the time *between* two happenings ("how long between my
@@ -153,7 +160,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence, Set as AbstractSet
 from dataclasses import dataclass
 
 import numpy as np
@@ -166,7 +173,7 @@ from videomem.models.engines import TextEmbedder
 from videomem.models.offline.colours import PALETTE
 from videomem.models.offline.daytime import PERIODS, anchored_day, closeness, question_window, relative_window
 from videomem.models.offline.intent import (
-    SPEECH_CUES, Extreme, TimePosition, asks_about_speech, asks_later, between_phrases, duration_extreme,
+    SPEECH_CUES, Extreme, TimePosition, asks_about_speech, asks_later, between_phrases, counted_unit, duration_extreme,
     modifier_words, noun_lemmas, question_intent, time_position,
 )
 from videomem.models.offline.nlp import (
@@ -221,7 +228,9 @@ PLACE_WORDS = frozenset(
     "top bottom left right front back up down on off in out under over above below behind before after "
     "inside outside".split()
 )
-_KEEP = PLACE_WORDS | frozenset(NUMBERS) | frozenset({"first", "last"})
+_KEEP = PLACE_WORDS | frozenset(NUMBERS) | frozenset({"first", "last", "empty", "full", "call"})
+"""Words of spaCy's stopword list that say what happened or how a thing was ("the room was
+empty", "a phone call"), kept as content."""
 _ARTICLE = re.compile(r"^\s*(?:a|an|the)\s+", re.IGNORECASE)
 """An option's leading article, no part of its whole-option match."""
 _NONE_WORDS = frozenset({"never", "none", "zero", "not"})
@@ -495,11 +504,15 @@ class OptionScorer:
             for item, value in self._supports(read, option, common):
                 best[item] = max(best.get(item, 0.0), value)
             wanted = self._option_words(option, common)
-            share = sum(w in held for w in wanted) / max(len(wanted), 1)
+            nouns = noun_lemmas(option)
+            share = sum(_holds(w, held, nouns) for w in wanted) / max(len(wanted), 1)
             lexical[k] = (UNHELD + (1.0 - UNHELD) * share) * sum(
                 w * v for w, v in zip(AGREEMENT, sorted(best.values(), reverse=True)))
         ranges = [_option_range(o) for o in options]
         amounts = [option_seconds(o) for o in options]
+        if not all(amounts) and (unit := counted_unit(question)) is not None \
+                and all((n := _option_number(o)) is not None and n > 0 for o in options):
+            amounts = [_option_number(o) * unit_seconds(unit) for o in options]  # "how many minutes?" "4"
         intent = question_intent(question)
         relative = intent == "when" or all("ago" in words(o) for o in options)
         if intent != "count" and all(ranges):
@@ -531,6 +544,9 @@ class OptionScorer:
         elif (extreme := duration_extreme(question)) is not None \
                 and (lasted := self._lasted(extreme, options, evidence)) is not None:
             lexical = lasted
+        elif intent != "count" and min(map(len, sequences := [_steps(o) for o in options])) > 1 \
+                and (followed := self._followed(sequences, evidence)) is not None:
+            lexical = followed
         elif intent == "order" or ((position := time_position(question)) is not None and position.sequence):
             ordered = self._ordered(question, options, evidence)
             if ordered is not None:
@@ -555,7 +571,9 @@ class OptionScorer:
         """Whether `text` holds all of the option's distinguishing words other than place words
         (or the whole option, letters and digits only)."""
         option = strip_label(option)
-        return self._distinct(option, options) <= forms(text) or (len(squash(option)) >= 3 and squash(option) in squash(text))
+        found, nouns = forms(text), noun_lemmas(option)
+        return all(_holds(w, found, nouns) for w in self._distinct(option, options)) \
+            or (len(squash(option)) >= 3 and squash(option) in squash(text))
 
     def _distinct(self, option: str, options: Sequence[str]) -> set[str]:
         """The option's words that tell it from the others, place words and parts of the day
@@ -597,6 +615,7 @@ class OptionScorer:
         wanted = set(distinct)
         asked = read.asked - wanted
         colour = names_colour(wanted)
+        wanted |= {root(w) for w in wanted & noun_lemmas(option)}  # as `_holds` finds them
         for j, sentence in enumerate(read.sentences):
             coverage = self._coverage(option, distinct, sentence)
             if not coverage:
@@ -618,7 +637,8 @@ class OptionScorer:
     def _coverage(self, option: str, distinct: list[str], sentence: _Sentence) -> float:
         weights = {w: 0.5 if w in PLACE_WORDS else 1.0 for w in distinct}
         total = sum(weights.values())
-        score = sum(weights[w] for w in distinct if w in sentence.words) / total if total else 0.0
+        nouns = noun_lemmas(option)
+        score = sum(weights[w] for w in distinct if _holds(w, sentence.words, nouns)) / total if total else 0.0
         whole = squash(_ARTICLE.sub("", option))  # "A sponge" is as much in "the sponge" as "A hose" in "the hose"
         if len(whole) >= 3 and whole in sentence.squashed:
             score += 0.5
@@ -673,6 +693,26 @@ class OptionScorer:
         if measured.count(target) > 1:
             return None
         return np.array([1.0 if m == target else 0.0 for m in measured])
+
+    def _followed(self, sequences: Sequence[list[str]], evidence: Sequence[Evidence]) -> np.ndarray | None:
+        """For options that each list happenings in an order ("sanding the chair, then sweeping
+        the floor"): per option, the share of its consecutive pairs that the evidence records in
+        that order, each happening found at the start of the earliest interval that names it
+        (`Evidence.spans`, by its words that tell it from the other options' happenings); None
+        unless some option's every happening is found and in its order."""
+        spans = [span for e in evidence for span in e.spans()]
+        steps = list(dict.fromkeys(step for sequence in sequences for step in sequence))
+        found: dict[str, float | None] = {}
+        for step in steps:
+            starts = [span.t_start for span in spans if self.mentions(step, steps, span.text)]
+            found[step] = min(starts) if starts else None
+        out = np.zeros(len(sequences))
+        for k, sequence in enumerate(sequences):
+            times = [found[step] for step in sequence]
+            if None in times:
+                continue
+            out[k] = sum(a < b for a, b in zip(times, times[1:])) / (len(times) - 1)  # type: ignore[operator]
+        return out if (out >= 1.0).any() else None
 
     def _closest_spans(self, options: Sequence[str], spans: Sequence[Span]) -> dict[int, float]:
         """Option index → the start of the earliest interval whose text is closest in meaning
@@ -879,6 +919,26 @@ def _held(word: str, found: set[str], nouns: frozenset[str]) -> str:
     "calibration", a caption's "calibrate"). Only nouns: an adverb's stem is its adjective's
     ("usually", "usual"), which says nothing of the happening."""
     return word if word in found or word not in nouns else root(word)
+
+
+_STEP_BREAK = re.compile(r"\s*(?:,|;)?\s*(?:\band\s+)?\b(?:then|afterwards|followed\s+by|before|after\s+that)\b\s*|\s*(?:->|→|=>|>)\s*",
+                         re.IGNORECASE)
+_STEP_OPENING = re.compile(r"^\s*(?:first(?:ly)?|at\s+first|finally|lastly)\b[\s,]*", re.IGNORECASE)
+
+
+def _steps(option: str) -> list[str]:
+    """The happenings an option lists in an order ("First sanding, then sweeping", "cutting →
+    gluing → painting"): its parts between "then", "followed by", "before", "after that" or an
+    arrow; one part for an option that lists no order."""
+    parts = [_STEP_OPENING.sub("", part).strip(" ,.;") for part in _STEP_BREAK.split(strip_label(option))]
+    return [part for part in parts if part]
+
+
+def _holds(word: str, found: AbstractSet[str], nouns: frozenset[str]) -> bool:
+    """Whether evidence words (`found`, `nlp.forms`) hold an option's word: as it is, or, for a
+    noun, by the key it shares with the words derived from its stem (`nlp.root`): an option's
+    "the sweeping" is in a caption's "sweeps", "an inspection" in "inspects"."""
+    return word in found or (word in nouns and root(word) in found)
 
 
 def _fit(measured: float, amounts: Sequence[float]) -> np.ndarray:
