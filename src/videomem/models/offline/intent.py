@@ -118,11 +118,10 @@ def question_intent(question: str) -> Intent | None:
 def counted_unit(question: str) -> str | None:
     """The unit of time a question counts ("how many minutes …", "for how many hours …"), whose
     options may be bare numbers ("4"); None when it counts none."""
-    lower = [t.lower_ for t in _parse(question) if not t.is_punct]
-    lemma = [t.lemma_.lower() for t in _parse(question) if not t.is_punct]
-    for i in range(len(lower) - 2):
-        if lower[i] == "how" and lower[i + 1] == "many" and lemma[i + 2] in _TIME_UNITS:
-            return lemma[i + 2]
+    tokens = [t for t in _parse(question) if not t.is_punct]
+    for how, many, unit in zip(tokens, tokens[1:], tokens[2:]):
+        if how.lower_ == "how" and many.lower_ == "many" and unit.lemma_.lower() in _TIME_UNITS:
+            return unit.lemma_.lower()
     return None
 
 
