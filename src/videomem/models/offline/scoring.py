@@ -505,7 +505,7 @@ class OptionScorer:
                 best[item] = max(best.get(item, 0.0), value)
             wanted = self._option_words(option, common)
             nouns = noun_lemmas(option)
-            share = sum(_holds(w, held, nouns) for w in wanted) / max(len(wanted), 1)
+            share = sum(_held(w, held, nouns) in held for w in wanted) / max(len(wanted), 1)
             lexical[k] = (UNHELD + (1.0 - UNHELD) * share) * sum(
                 w * v for w, v in zip(AGREEMENT, sorted(best.values(), reverse=True)))
         ranges = [_option_range(o) for o in options]
@@ -572,7 +572,7 @@ class OptionScorer:
         (or the whole option, letters and digits only)."""
         option = strip_label(option)
         found, nouns = forms(text), noun_lemmas(option)
-        return all(_holds(w, found, nouns) for w in self._distinct(option, options)) \
+        return all(_held(w, found, nouns) in found for w in self._distinct(option, options)) \
             or (len(squash(option)) >= 3 and squash(option) in squash(text))
 
     def _distinct(self, option: str, options: Sequence[str]) -> set[str]:
@@ -615,9 +615,10 @@ class OptionScorer:
         wanted = set(distinct)
         asked = read.asked - wanted
         colour = names_colour(wanted)
-        wanted |= {root(w) for w in wanted & noun_lemmas(option)}  # as `_holds` finds them
+        nouns = noun_lemmas(option)
+        wanted |= {root(w) for w in wanted & nouns}  # as `_held` finds them
         for j, sentence in enumerate(read.sentences):
-            coverage = self._coverage(option, distinct, sentence)
+            coverage = self._coverage(option, distinct, nouns, sentence)
             if not coverage:
                 continue
             if colour:
@@ -634,11 +635,10 @@ class OptionScorer:
                     share = max(len(asked & near) / len(asked), SENTENCE_SHARE * share)
             yield sentence.item, float(read.weight[sentence.item]) * (0.3 + 0.7 * share) * coverage
 
-    def _coverage(self, option: str, distinct: list[str], sentence: _Sentence) -> float:
+    def _coverage(self, option: str, distinct: list[str], nouns: frozenset[str], sentence: _Sentence) -> float:
         weights = {w: 0.5 if w in PLACE_WORDS else 1.0 for w in distinct}
         total = sum(weights.values())
-        nouns = noun_lemmas(option)
-        score = sum(weights[w] for w in distinct if _holds(w, sentence.words, nouns)) / total if total else 0.0
+        score = sum(weights[w] for w in distinct if _held(w, sentence.words, nouns) in sentence.words) / total if total else 0.0
         whole = squash(_ARTICLE.sub("", option))  # "A sponge" is as much in "the sponge" as "A hose" in "the hose"
         if len(whole) >= 3 and whole in sentence.squashed:
             score += 0.5
@@ -656,10 +656,7 @@ class OptionScorer:
         words: "Bob dropping by" for "BOB COMES TO VISIT"), whose text is closest in meaning to
         it of all the options (`_closest_spans`)."""
         spans = [span for e in evidence for span in e.spans()]
-        found: list[float | None] = []
-        for option in options:
-            starts = [span.t_start for span in spans if self.mentions(option, options, span.text)]
-            found.append(min(starts) if starts else None)
+        found = self._first_named(options, spans)
         if None in found:
             for k, start in self._closest_spans(options, spans).items():
                 if found[k] is None:
@@ -673,6 +670,15 @@ class OptionScorer:
         if found.count(target) > 1:
             return None
         return np.array([1.0 if t == target else 0.0 for t in found])
+
+    def _first_named(self, names: Sequence[str], spans: Sequence[Span]) -> list[float | None]:
+        """Per name (an option, a listed happening): the start of the earliest interval whose text
+        names it by its words that tell it from the other names (`mentions`), None where none does."""
+        found: list[float | None] = []
+        for name in names:
+            starts = [span.t_start for span in spans if self.mentions(name, names, span.text)]
+            found.append(min(starts) if starts else None)
+        return found
 
     def _lasted(self, extreme: Extreme, options: Sequence[str], evidence: Sequence[Evidence]) -> np.ndarray | None:
         """For a question asking which happening took the most (least) time: 1 for the option
@@ -702,10 +708,7 @@ class OptionScorer:
         unless some option's every happening is found and in its order."""
         spans = [span for e in evidence for span in e.spans()]
         steps = list(dict.fromkeys(step for sequence in sequences for step in sequence))
-        found: dict[str, float | None] = {}
-        for step in steps:
-            starts = [span.t_start for span in spans if self.mentions(step, steps, span.text)]
-            found[step] = min(starts) if starts else None
+        found = dict(zip(steps, self._first_named(steps, spans)))
         out = np.zeros(len(sequences))
         for k, sequence in enumerate(sequences):
             times = [found[step] for step in sequence]
@@ -913,11 +916,13 @@ class OptionScorer:
         return read.sentences[best].text
 
 
-def _held(word: str, found: set[str], nouns: frozenset[str]) -> str:
-    """The form by which evidence holds a question's word: the word itself, or, for a noun no
-    item holds, the key it shares with words derived from its stem (`nlp.root`: the question's
-    "calibration", a caption's "calibrate"). Only nouns: an adverb's stem is its adjective's
-    ("usually", "usual"), which says nothing of the happening."""
+def _held(word: str, found: AbstractSet[str], nouns: frozenset[str]) -> str:
+    """The form by which evidence words (`found`, `nlp.forms`) hold a question's or an option's
+    word (`_held(w, found, nouns) in found`: whether they hold it): the word itself, or, for a
+    noun they do not hold, the key it shares with words derived from its stem (`nlp.root`: the
+    question's "calibration", a caption's "calibrate"; an option's "the sweeping", a caption's
+    "sweeps"). Only nouns: an adverb's stem is its adjective's ("usually", "usual"), which says
+    nothing of the happening."""
     return word if word in found or word not in nouns else root(word)
 
 
@@ -932,13 +937,6 @@ def _steps(option: str) -> list[str]:
     arrow; one part for an option that lists no order."""
     parts = [_STEP_OPENING.sub("", part).strip(" ,.;") for part in _STEP_BREAK.split(strip_label(option))]
     return [part for part in parts if part]
-
-
-def _holds(word: str, found: AbstractSet[str], nouns: frozenset[str]) -> bool:
-    """Whether evidence words (`found`, `nlp.forms`) hold an option's word: as it is, or, for a
-    noun, by the key it shares with the words derived from its stem (`nlp.root`): an option's
-    "the sweeping" is in a caption's "sweeps", "an inspection" in "inspects"."""
-    return word in found or (word in nouns and root(word) in found)
 
 
 def _fit(measured: float, amounts: Sequence[float]) -> np.ndarray:
