@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from videomem.models.offline.intent import (
-    Extreme, asks_about_speech, between_phrases, counted_unit, duration_extreme, modifier_words, question_intent,
+    Extreme, asks_about_speech, asks_middle, between_phrases, counted_unit, duration_extreme, modifier_words,
+    placing_clause, question_intent,
     time_position,
 )
 
@@ -204,3 +205,48 @@ def test_the_two_happenings_of_a_between_question_are_every_split_at_and() -> No
 )
 def test_the_words_that_only_pick_out_a_thing_are_its_modifiers(question: str, modifiers: set[str]) -> None:
     assert modifier_words(question) == modifiers
+
+
+@pytest.mark.parametrize(
+    ("question", "relation", "text"),
+    [
+        ("What was Ama doing when the bell rang?", "during", "the bell rang"),
+        ("While we were eating, who came to the door?", "during", "we were eating"),
+        ("What was Kofi holding as he left the shop?", "during", "he left the shop"),
+        ("What did Ama do right before she locked the gate?", "before", "she locked the gate"),
+        ("What did Kofi do just after feeding the goats?", "after", "feeding the goats"),
+        ("What did we do after lunch?", "after", "lunch"),
+        ("What happened once the rain stopped?", "after", "the rain stopped"),
+    ],
+)
+def test_a_clause_that_places_the_question_by_another_happening(question: str, relation: str, text: str) -> None:
+    placing = placing_clause(question)
+    assert placing is not None and (placing.relation, placing.text) == (relation, text)
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["Did the goats eat before or after the rain?", "When did Ama lock the gate?",
+     "How long did we wait after lunch?", "Have I read this book before?"],
+)
+def test_no_clause_places_a_question_that_weighs_two_happenings_or_asks_a_time(question: str) -> None:
+    assert placing_clause(question) is None
+
+
+@pytest.mark.parametrize(
+    ("question", "intent"),
+    [("What was Ama doing when the bell rang?", None), ("When the bell rang, who was at the gate?", "who"),
+     ("What time was it when the bell rang?", "when"), ("So when did the bell ring?", "when")],
+)
+def test_when_opening_a_clause_does_not_ask_for_a_time(question: str, intent: str | None) -> None:
+    assert question_intent(question) == intent
+
+
+@pytest.mark.parametrize(
+    ("question", "middle"),
+    [("What happens in the middle of the video?", True), ("What is on screen at the midpoint of the recording?", True),
+     ("What is shown halfway through?", True), ("Who sat in the middle of the bench?", False),
+     ("What woke me in the middle of the night?", False), ("Why did I stop halfway through cooking?", False)],
+)
+def test_the_middle_of_the_recording_is_asked_about_by_name(question: str, middle: bool) -> None:
+    assert asks_middle(question) == middle

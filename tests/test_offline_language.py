@@ -462,6 +462,23 @@ def test_plan_looks_at_a_named_moment(language: OfflineLanguage) -> None:
     state.history.append(step(language.plan_step(state), "1. 00:03:00-00:03:10 (events, 0.3): The scene is still."))
     call = language.plan_step(state)
     assert (call.tool, call.arguments["t_start"], call.arguments["t_end"]) == ("video.qa", 750.0, 760.0)
+    stretch = AgentState("What happens between 12:35 and 13:05?", ["A", "B"], TOOLS, [], 1, 5)
+    stretch.history.append(step(language.plan_step(stretch), "1. 00:03:00-00:03:10 (events, 0.3): The scene is still."))
+    call = language.plan_step(stretch)
+    assert (call.tool, call.arguments["t_start"], call.arguments["t_end"]) == ("video.qa", 750.0, 790.0)
+
+
+def test_plan_searches_for_the_happening_a_clause_places_the_question_by(language: OfflineLanguage) -> None:
+    """What happened right after feeding the cat is not like the question; the feeding is, and
+    the answer step reads what lies beside it."""
+    state = AgentState("What did I do right after I fed the cat?", ["Washed the car", "Read a book"], TOOLS, [], 1, 5)
+    first = language.plan_step(state)
+    fed = Evidence(540, 570, "I feed the cat.", "events", 0.5, "v")
+    state.history.append(step(first, "1. 00:09:00-00:09:30 (events, 0.5): I feed the cat.", fed))
+    second = language.plan_step(state)
+    assert (second.tool, second.arguments) == ("video.retrieval", {"query": "I fed the cat"})
+    state.history.append(step(second, "1. 00:09:00-00:09:30 (events, 0.5): I feed the cat.", fed))
+    assert language.plan_step(state).arguments.get("query") != "I fed the cat", "searched for once"
 
 
 def test_plan_consults_each_memory_tool_the_profile_offers_once(language: OfflineLanguage) -> None:

@@ -785,3 +785,55 @@ def test_a_day_named_by_what_happened_on_it_weighs_that_days_evidence(language: 
     options = ["Katrina", "Shure"]
     assert language.answer("On the day Lucia had pizza, who came to visit?", options, evidence).answer == "Shure"
     assert language.answer("On the day Lucia had noodles, who came to visit?", options, evidence).answer == "Katrina"
+
+
+# ---------------------------------------------------------------- a time or a stretch named
+
+
+def test_a_stretch_between_two_clocks_is_read_from_the_items_that_overlap_it(language: OfflineLanguage) -> None:
+    """"From 10:00 to 13:00" names three minutes of a video, which a 3-min window tells as
+    finely as it needs to; and where a long window is the only item that holds a moment, the
+    clips of other moments that a search ranked before it do not outweigh it."""
+    quiet = Evidence(600, 780, "The garage is quiet; no one is in the frame.", "episodic", 0.3, "v")
+    video = [*(item(30 * k, "A mechanic jacks up the red car in the garage.", 0.6) for k in range(8)),
+             item(780, "The mechanic fits a new tyre on the red car.", 0.5), quiet]
+    options = ["No one is in the frame", "The mechanic jacks up the car", "The mechanic fits a tyre"]
+    assert language.answer("What goes on from 10:00 to 13:00 in the garage?", options, video).answer == options[0]
+    assert language.answer("What is happening around 11:20 in the garage?", options, video).answer == options[0]
+    assert language.answer("What is happening around 01:20 in the garage?", options, video).answer == options[1]
+
+
+def test_the_middle_of_the_recording_is_its_middle_third(language: OfflineLanguage) -> None:
+    film = [item(1700, "End credits scroll over the harbour.", 0.7), item(0, "A title card shows the harbour.", 0.6),
+            item(840, "Fishermen unload crates of fish on the quay.", 0.4), item(1740, "The credits end.", 0.5)]
+    options = ["Fishermen unload fish", "The credits scroll", "A title card"]
+    assert language.answer("What is shown halfway through the film?", options, film).answer == options[0]
+    assert language.answer("What is shown in the middle of the video?", options, film).answer == options[0]
+
+
+# ---------------------------------------------------------------- a clause that places the question
+
+
+def test_a_clause_places_what_is_asked_before_or_after_another_happening(language: OfflineLanguage) -> None:
+    """The happening a clause names ("right after watering the tomatoes") is found by its
+    words; what is asked is read beside it in time, not where the question's words are most
+    alike."""
+    morning = [item(120, "Omar sweeps the greenhouse path.", 0.8), item(300, "Omar sweeps the path again.", 0.7),
+               item(0, "Omar waters the tomatoes in the greenhouse.", 0.6),
+               item(60, "Omar repots a fern on the bench.", 0.5), item(180, "Omar feeds the fish in the pond.", 0.4)]
+    options = ["Repotted a fern", "Watered the tomatoes", "Swept the path", "Fed the fish"]
+    assert language.answer("What did Omar do just after watering the tomatoes?", options, morning).answer == options[0]
+    assert language.answer("What did Omar do right before he fed the fish?", options, morning).answer == options[2]
+
+
+def test_a_yes_or_no_question_is_answered_by_whether_one_item_holds_all_it_says(language: OfflineLanguage) -> None:
+    """Yes when one item holds every word of what the question says happened (beside the
+    happening a clause places it before or after, when one does); no when none does, though
+    items hold some of its words."""
+    shed = [item(0, "Lena sands the table in the shed.", 0.5), item(300, "Lena sweeps the shed floor.", 0.6),
+            item(600, "Lena paints the shed door green.", 0.4)]
+    said = ["Yes, she did", "No, she didn't"]
+    assert language.answer("Did Lena sand the table?", said, shed).answer == said[0]
+    assert language.answer("Did Lena paint the table?", said, shed).answer == said[1]
+    assert language.answer("Did Lena sweep the floor after she sanded the table?", ["Yes", "No"], shed).answer == "Yes"
+    assert language.answer("Did Lena sweep the floor before sanding the table?", ["Yes", "No"], shed).answer == "No"

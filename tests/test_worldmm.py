@@ -170,6 +170,17 @@ def _state(question: str, memories: Sequence[str], history: list[RoundRecord] | 
     return RetrievalState(question, ["A thing", "Another"], {m: m for m in memories}, history or [], 1, 5)
 
 
+def test_offline_planner_searches_episodic_memory_for_the_happening_a_question_is_placed_after() -> None:
+    question = "What did Kofi do right after the goats got out?"
+    history = [RoundRecord("search", "episodic", question, "")]
+    decision = choose_memory(_state(question, ["episodic"], history))
+    assert (decision.decision, decision.memory, decision.query) == ("search", "episodic", "the goats got out")
+    history.append(RoundRecord("search", "episodic", decision.query, ""))
+    assert choose_memory(_state(question, ["episodic"], history)).decision == "answer"
+    during = "What was Kofi doing when the goats got out?"
+    assert choose_memory(_state(during, ["episodic"], [RoundRecord("search", "episodic", during, "")])).decision == "answer"
+
+
 @pytest.mark.parametrize(
     ("question", "memory", "cue"),
     [

@@ -18,6 +18,12 @@ the end ("at the very start", "to begin with", "in the end") — or an occasion 
 end by an ordinal ("the second time", "the third occasion", "the second-to-last time", "the
 penultimate visit"), or a place in the sequence of the happenings the options name ("which did I
 do second?", "the third thing I did").
+
+A question may also be placed in time by another happening (`placing_clause`): a clause its
+conjunction opens ("when the bell rang", "while we ate", "right before she locked the gate") or
+"before" / "after" with a happening said of its verb ("just after feeding the goats", "after
+lunch"). And it may ask about the middle of the recording (`asks_middle`). A "when" that opens
+such a clause does not ask for a time.
 """
 
 from __future__ import annotations
@@ -55,6 +61,10 @@ _START_NOUNS = frozenset({"start", "beginning", "outset", "onset"})
 _END_NOUNS = frozenset({"end", "close", "finish"})
 _BOUNDARY_PREPOSITIONS = frozenset({"at", "in", "from", "by", "towards", "toward", "near"})
 _START_VERBS = frozenset({"begin", "start"})
+_MIDDLE_NOUNS = frozenset({"middle", "midpoint"})
+_MIDWAY = frozenset({"halfway", "midway"})
+RECORDING_NOUNS = frozenset({"video", "recording", "clip", "footage", "film", "movie", "show", "episode", "stream"})
+"""Nouns that name the recording itself ("the middle of the video")."""
 SPEECH_VERBS = frozenset(
     {"say", "tell", "mention", "speak", "talk", "ask", "hear", "announce", "reply", "whisper", "shout", "suggest",
      "propose", "explain", "remind", "complain", "discuss", "recommend", "comment", "remark", "claim", "joke", "chat"}
@@ -103,6 +113,8 @@ def question_intent(question: str) -> Intent | None:
                 if unit in _TIME_UNITS or (following == "much" and unit == "time"):
                     return "when" if ago else "duration"
                 return "count"
+        if word == "when" and _opens_clause(tokens[i]):
+            continue  # "what was she doing when he came in?": a clause placing the question, not asking a time
         if word == "when" or (word in ("what", "which") and lemma[i + 1 : i + 2] and lemma[i + 1] in _TIME_NOUNS):
             return "order" if _weighs_two(tokens) else "when"
         if word in ("who", "whom", "whose") or (word in ("which", "what") and lemma[i + 1 : i + 2]
@@ -113,6 +125,15 @@ def question_intent(question: str) -> Intent | None:
     if _weighs_two(tokens):
         return "order"
     return "count" if any(_asks_number(t) for t in tokens) else None
+
+
+def _opens_clause(token) -> bool:  # noqa: ANN001 - spacy.tokens.Token
+    """Whether a "when" / "while" opens a clause that places the question ("when he came in")
+    rather than asks: the parse hangs its verb on another (an adverbial clause), and no verb
+    follows it at once as in a question's inverted order ("…, when was the last time …?", which
+    the parser may hang on the sentence before it)."""
+    after = token.doc[token.i + 1] if token.i + 1 < len(token.doc) else None
+    return token.head.dep_ == "advcl" and not (after is not None and after.pos_ == "AUX")
 
 
 def counted_unit(question: str) -> str | None:
@@ -217,6 +238,68 @@ def time_position(question: str) -> TimePosition | None:
     if len(ends) != 1:
         return None
     return TimePosition(ends[0], frozenset(found[ends[0]]))
+
+
+Relation = Literal["during", "before", "after"]
+_PLACING: dict[str, Relation] = {"when": "during", "while": "during", "as": "during", "whilst": "during",
+                                 "before": "before", "until": "before", "till": "before", "after": "after",
+                                 "once": "after"}
+"""Words that open a clause placing a question by another happening, and where they place it."""
+
+
+@dataclass(frozen=True)
+class Placing:
+    """A clause placing the question in time by another happening ("when the man walks in",
+    "while we were eating", "right before she boils the pasta", "after feeding the cat", "after
+    lunch"): what is asked happens during, before or after it. `text`: the clause's words but
+    the one that opens it (the happening to find, not what is asked)."""
+
+    relation: Relation
+    text: str
+
+
+def placing_clause(question: str) -> Placing | None:
+    """The clause that places the question in time, read from the parse: a subordinate clause
+    its conjunction opens ("when …", "while …", "before she …"), or "before" / "after" with a
+    happening ("after feeding the cat", "before lunch") said of the verb. None for a question
+    weighing two happenings ("before or after lunch?": an order) or asking a time or a duration."""
+    if question_intent(question) in ("order", "when", "duration"):
+        return None
+    for token in _parse(question):
+        word = token.lower_
+        if word not in _PLACING:
+            continue
+        clause = None
+        if token.dep_ in ("mark", "advmod") and _opens_clause(token):
+            clause = token.head
+        elif token.dep_ == "prep" and token.head.pos_ == "VERB" and word in ("before", "after"):
+            clause = token
+        if clause is not None:
+            # the opening word, and a word before it saying how near ("right before", "just after")
+            near = {t.i for t in clause.subtree if t.i < token.i and t.dep_ == "advmod" and t.head in (clause, token)}
+            opening = near | {token.i} | ({t.i for t in token.subtree} if clause.i != token.i else set())
+            text = " ".join(t.text for t in clause.subtree if t.i not in opening and not t.is_punct)
+            if text.strip():
+                return Placing(_PLACING[word], text)
+    return None
+
+
+def asks_middle(question: str) -> bool:
+    """Whether the question asks about the middle of the recording: "in the middle of the
+    video", "at the midpoint of the recording", "halfway through (the film)". The middle of
+    anything else is not: of a night, of a sofa, of cooking."""
+    for token in _parse(question):
+        word = token.lemma_.lower()
+        if word in _MIDDLE_NOUNS:
+            named = [o for c in token.children if c.lower_ == "of" for o in c.children if o.dep_ == "pobj"]
+            if named and all(o.lemma_.lower() in RECORDING_NOUNS for o in named):
+                return True
+        elif word in _MIDWAY:
+            rest = [t for t in token.doc[token.i + 1 : token.i + 4] if t.lower_ not in ("the", "this")]
+            if rest and rest[0].lower_ == "through" and (len(rest) == 1 or rest[1].is_punct
+                                                          or rest[1].lemma_.lower() in RECORDING_NOUNS):
+                return True
+    return False
 
 
 def _ordinal(tokens: list) -> tuple[End, int, bool, frozenset[str]] | None:

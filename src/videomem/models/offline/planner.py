@@ -54,9 +54,9 @@ from videomem.choice import search_text, strip_label
 from videomem.evidence import Evidence
 from videomem.models.tasks.agent import AgentState, RetrievalDecision, RetrievalState, ToolCall
 from videomem.models.offline.daytime import anchored_day, question_window
-from videomem.models.offline.intent import question_intent
+from videomem.models.offline.intent import placing_clause, question_intent
 from videomem.models.offline.nlp import forms, lemmas, stopwords, words
-from videomem.models.offline.scoring import SPECIFIC_S, names_colour, question_times
+from videomem.models.offline.scoring import SPECIFIC_S, names_colour, question_stretches, question_times
 from videomem.timeline import DAY
 
 RETRIEVAL, RAG, QA, FINISH = "video.retrieval", "video.rag", "video.qa", "finish"
@@ -136,12 +136,22 @@ def plan(state: AgentState, margin_of: Callable[[str], float], mentions: Callabl
                 tool=name,
                 arguments=_args(tools[name], query=query, **scope),
             )
-    named = question_times(state.question, evidence=[e for h in state.history for e in h.evidence])
+    seen = [e for h in state.history for e in h.evidence]
+    named = question_times(state.question, evidence=seen)
     if QA in tools and QA not in used and named:
+        start, end = (question_stretches(state.question, evidence=seen) or [(named[0], named[0])])[0]
         return ToolCall(
-            thought="The question names a moment; look at the frames around it.",
+            thought="The question names a moment or a stretch; look at the frames around it.",
             tool=QA,
-            arguments=_args(tools[QA], question=state.question, t_start=max(0.0, named[0] - AROUND), t_end=named[0] + AROUND),
+            arguments=_args(tools[QA], question=state.question, t_start=max(0.0, start - AROUND), t_end=end + AROUND),
+        )
+    placing = placing_clause(state.question)
+    if search and placing is not None and placing.relation != "during" \
+            and placing.text not in {h.arguments.get("query") for h in state.history if h.tool == search}:
+        return ToolCall(
+            thought=f"The question is placed {placing.relation} another happening ('{placing.text}'); search for it too.",
+            tool=search,
+            arguments=_args(tools[search], query=placing.text, **scope),
         )
     searches = [h for h in state.history if h.tool == search or h.tool.startswith(MEMORY_PREFIX)]
     found = "\n".join(h.observation for h in searches)
@@ -217,7 +227,7 @@ def choose_memory(state: RetrievalState) -> RetrievalDecision:
         rest = [m for m in (*ROUND_ORDER, *state.memories) if m in state.memories and m not in searched
                 and (m != TIMELINE or intent in TIMELINE_INTENTS)]
         if not rest:
-            return _anchored_round(state) or _day_option_round(state) or RetrievalDecision(
+            return _anchored_round(state) or _day_option_round(state) or _placing_round(state) or RetrievalDecision(
                 decision="answer", reason="Every memory was searched: answer.")
         memory = rest[0]
         reason = f"Search {memory} memory as well, for what the question's kind did not cover."
@@ -246,6 +256,23 @@ def _anchored_round(state: RetrievalState) -> RetrievalDecision | None:
         decision="search", memory="episodic", query=search_text(state.question, state.choices), before=day[1],
         reason="The rounds place the day the question names by what happened on it: search episodic memory up to "
         "that day's end.",
+    )
+
+
+def _placing_round(state: RetrievalState) -> RetrievalDecision | None:
+    """One more episodic search, for the happening a clause places the question before or after
+    ("right after feeding the cat"; `intent.placing_clause`): what is asked lies beside that
+    happening in time, and a search for the question finds what is like the question, not what
+    happened next to it. None when there is no such clause, it places the question during the
+    happening (the items of what happened then hold it too), or it was searched for."""
+    placing = placing_clause(state.question)
+    if placing is None or placing.relation == "during" or "episodic" not in state.memories \
+            or placing.text in {r.query for r in state.history}:
+        return None
+    return RetrievalDecision(
+        decision="search", memory="episodic", query=placing.text, before=asked_by(state.question),
+        reason=f"The question is placed {placing.relation} another happening ('{placing.text}'): search episodic "
+        "memory for it.",
     )
 
 

@@ -33,11 +33,24 @@ used?"):
 * a clock time ("at 12:35", "DAY2 11:09:42"; on a named day, "at 10:00" is that day's hour;
   without one, a place in the recording, "at 04:10", unless no evidence lies within an hour of
   that place and some lies near the time of day it reads as: then that time on each such day,
-  `of_day`): items whose range holds it keep their weight, others × 0.3 — except for where something is
+  `of_day`; two clocks joined by "and", "to", "until" or a dash name the stretch between them,
+  `question_stretches`): items whose range holds it (overlaps the stretch by more than a
+  second) keep their weight, ranked among the items that hold it, and count in full up to the
+  stretch's length or the shortest holding item's, whichever is longer; others × 0.3 — except for where something is
   (intent `state`: "where were the scissors at noon?"), which is where it was last put by then:
   the items about the question that end by that time, latest first, as for "most recently";
 * "morning", "noon", "afternoon", "evening", "night" (`daytime.PERIODS`): items recorded at that
-  time of day keep their weight, others × 0.3.
+  time of day keep their weight, others × 0.3;
+* the middle of the recording ("in the middle of the video", "halfway through",
+  `intent.asks_middle`): items whose midpoint lies in the middle third of what their video's
+  evidence covers keep their weight, others × 0.3;
+* a clause placing the question before or after another happening ("right before she boils the
+  pasta", "after lunch", `intent.placing_clause`): the items holding every word of that
+  happening found, the other items of their video that end before it starts (or start after
+  it ends) weigh 1, 1/2, 1/3, … nearest first, the rest × 0.3, and the happening's words are
+  left out of what the question is about. A clause placing it during another happening does
+  not reweigh: the items holding a recurring happening (a chat with the same two people) are
+  every occasion of it.
 
 **Lexical support** of an option by a sentence:
 
@@ -88,6 +101,10 @@ reads typed evidence fields, never a memory's prose:
   the amount either side of its moment (`ago_window`).
   A moment less than `PRESENT_S` before `now` is the occasion the question is asked on ("when
   did I last use the knife?", asked holding it), not one it asks about.
+* Options that say yes and no ("Yes" / "No, she didn't", `_polarity`): yes when one evidence
+  item holds every content word of the question, whether or not others hold them
+  (`_Read.claim`), and lies beside the happening a clause places the question before or after,
+  when one does; no otherwise.
 * A who-question about speech (intent `who` and a verb of speech, `intent.asks_about_speech`:
   "who brought up the concert", "which person was talking about …"): each option scores by the transcript lines whose
   speaker it names (`Evidence.speech`), the share of the question's content words in the
@@ -173,8 +190,8 @@ from videomem.models.engines import TextEmbedder
 from videomem.models.offline.colours import PALETTE
 from videomem.models.offline.daytime import PERIODS, anchored_day, closeness, question_window, relative_window
 from videomem.models.offline.intent import (
-    SPEECH_CUES, Extreme, TimePosition, asks_about_speech, asks_later, between_phrases, counted_unit, duration_extreme,
-    modifier_words, noun_lemmas, question_intent, time_position,
+    SPEECH_CUES, Extreme, Relation, TimePosition, asks_about_speech, asks_later, asks_middle, between_phrases,
+    counted_unit, duration_extreme, modifier_words, noun_lemmas, placing_clause, question_intent, time_position,
 )
 from videomem.models.offline.nlp import (
     NUMBER, NUMBERS, forms, lemmas, number_value, quoted_spans, root, split_sentences, squash, stopwords,
@@ -244,6 +261,8 @@ _AMOUNT = re.compile(
     re.IGNORECASE,
 )
 _CLOCK = re.compile(r"\b(?:DAY\d+[ _])?\d{1,2}:\d{2}(?::\d{2})?\b", re.IGNORECASE)
+_JOIN = re.compile(r"\s*(?:-|\u2013|\u2014|and|to|until|till|through)\s*", re.IGNORECASE)
+"""What joins two clock times into the stretch between them ("12:00 and 15:00", "9:30-11:00")."""
 
 
 def names_colour(words: Iterable[str]) -> bool:
@@ -277,6 +296,24 @@ def question_times(question: str, day: tuple[float, float] | None = None, eviden
     return out
 
 
+def question_stretches(question: str, day: tuple[float, float] | None = None,
+                        evidence: Sequence[Evidence] = ()) -> list[tuple[float, float]]:
+    """The stretches between two clock times the question joins ("between 12:00 and 15:00",
+    "from 9:30 to 11:00", "12:00-15:00"), each clock read as `question_times` reads it; a start
+    read on several days pairs with the first end after it."""
+    clocks = list(_CLOCK.finditer(question))
+    out = []
+    for a, b in zip(clocks, clocks[1:]):
+        if not _JOIN.fullmatch(question[a.end() : b.start()]):
+            continue
+        ends = question_times(b.group(), day, evidence)
+        for start in question_times(a.group(), day, evidence):
+            after = [t for t in ends if t > start]
+            if after:
+                out.append((start, min(after)))
+    return out
+
+
 def of_day(clock: str, places: Sequence[float], evidence: Sequence[Evidence]) -> list[float]:
     """Where a bare clock ('10:30', '14:05:10') read as a time of day (two parts: hours and
     minutes) falls on each day that some evidence lies within `CLOCK_REACH` of it, when no
@@ -292,6 +329,60 @@ def of_day(clock: str, places: Sequence[float], evidence: Sequence[Evidence]) ->
         return []
     days = sorted({int(e.t_start // DAY) for e in evidence} | {int(e.t_end // DAY) for e in evidence})
     return [d * DAY + hours for d in days if _near(d * DAY + hours, evidence)]
+
+
+def _polarity(option: str) -> bool | None:
+    """True for an option that says yes ("Yes", "Yes, she did", "True"), False for one that says
+    no, None for any other."""
+    first = words(option)[:1]
+    return True if first in (["yes"], ["true"]) else False if first in (["no"], ["false"]) else None
+
+
+def _claimed(read: _Read) -> bool:
+    """Whether one evidence item holds every word of what the question says happened (its
+    `claim`) — and lies beside the happening a clause places it before or after, when one does."""
+    return any(read.claim <= w and (read.beside is None or read.beside[i] > 0) for i, w in enumerate(read.item_words))
+
+
+def _beside(relation: Relation, anchors: np.ndarray, evidence: Sequence[Evidence]) -> np.ndarray:
+    """Per item, where a clause places the question by the happening the `anchors` hold: 1,
+    1/2, 1/3, … for the items of an anchor's video that end before it starts (`relation`
+    "before") or start after it ends ("after"), nearest first; 0 for the others."""
+    held = [a for a, anchor in zip(evidence, anchors) if anchor]
+    gaps = []
+    for i, item in enumerate(evidence):
+        ahead = [a.t_start - item.t_end if relation == "before" else item.t_start - a.t_end
+                 for a in held if a.video_id == item.video_id]
+        ahead = [g for g in ahead if g >= -TOUCH]
+        if ahead and not anchors[i]:
+            gaps.append((min(ahead), i))
+    out = np.zeros(len(evidence))
+    for rank, (_, i) in enumerate(sorted(gaps)):
+        out[i] = 1.0 / (1.0 + rank)
+    return out
+
+
+def _in_middle(evidence: Sequence[Evidence]) -> np.ndarray:
+    """Per item, whether its midpoint lies in the middle third of the stretch its video's
+    evidence covers (the recording, as far as the evidence tells)."""
+    covered: dict[str, tuple[float, float]] = {}
+    for e in evidence:
+        lo, hi = covered.get(e.video_id, (e.t_start, e.t_end))
+        covered[e.video_id] = (min(lo, e.t_start), max(hi, e.t_end))
+    middle = []
+    for e in evidence:
+        lo, hi = covered[e.video_id]
+        third, at = (hi - lo) / 3, (e.t_start + e.t_end) / 2
+        middle.append(lo + third <= at <= hi - third)
+    return np.array(middle, bool)
+
+
+def _holds(item: Evidence, start: float, end: float) -> bool:
+    """Whether an item holds a moment the question names (`start == end`) or overlaps a stretch
+    it names by more than a touch."""
+    if start == end:
+        return item.t_start - TOUCH <= start <= item.t_end + TOUCH
+    return min(item.t_end, end) - max(item.t_start, start) > TOUCH
 
 
 def _near(t: float, evidence: Sequence[Evidence]) -> bool:
@@ -378,6 +469,12 @@ class _Read:
     """Per evidence item: the share of `core` it holds."""
     ranked: bool
     """Whether the question asks for an end of the timeline (`intent.time_position`)."""
+    claim: set[str]
+    """What the question says happened: its content words, held by the evidence or not (but
+    those of a happening it is placed before or after)."""
+    beside: np.ndarray | None
+    """Per evidence item, when a clause places the question before or after another happening:
+    its place beside that happening (`_beside`), 0 for an item not beside it."""
 
 
 class OptionScorer:
@@ -390,31 +487,21 @@ class OptionScorer:
 
     # ------------------------------------------------------------ evidence
 
-    def _asked(self, question: str, item_words: Sequence[set[str]]) -> set[str]:
+    def _claim(self, question: str, found: AbstractSet[str]) -> set[str]:
         """What the question is about: its content words, without cue and place words (an option
         carries 'in' or 'on'; the question's own 'in the evening' would only dilute the match),
-        and without words that no evidence item holds: those cannot tell the items apart, they
-        only lower every item's share alike ('What usually happens …', 'first thing …'). A
-        clock time is a time cue, not words to look for."""
-        found = set().union(*item_words) if item_words else set()
+        each in the form the evidence (`found`, the forms of its words) holds it, when it holds
+        one (`_held`). A clock time is a time cue, not words to look for."""
         position = time_position(question)
         cues = _CUES | (position.words if position else frozenset())
         untimed = _CLOCK.sub(" ", question)  # a clock time is a cue: "17" and "00" are no content
         nouns = noun_lemmas(question)
-        held = (_held(w, found, nouns) for w in self._content(untimed) if w not in cues and w not in PLACE_WORDS)
-        return {w for w in held if w in found}
+        return {_held(w, found, nouns) for w in self._content(untimed) if w not in cues and w not in PLACE_WORDS}
 
     def _weights(self, question: str, evidence: Sequence[Evidence], about: np.ndarray, whole: np.ndarray) -> np.ndarray:
         """Per item, its rank within its memory reweighed by the question's cues (module
         docstring); `about`: the items about the question, `whole`: those that hold the whole
         happening (`_Read.core`), the occasions an ordinal counts."""
-        # A memory's items come best first, each memory scoring on its own scale (a cosine, a
-        # PPR sum, a fused rank): an item's rank is its place among its own memory's items.
-        weight = np.zeros(len(evidence))
-        ranks: Counter[str] = Counter()
-        for i, item in enumerate(evidence):
-            weight[i] = 1.0 / (1.0 + 0.2 * ranks[item.source])
-            ranks[item.source] += 1
         said = set(lemmas(question))  # "in the mornings" names the morning too
         relevant = [i for i in range(len(evidence)) if about[i]]
         periods = [PERIODS[w] for w in said if w in PERIODS]
@@ -431,6 +518,16 @@ class OptionScorer:
             position = TimePosition("latest", frozenset())
             relevant = [i for i in relevant if evidence[i].t_end <= max(times) + TOUCH]
             times = []
+        stretches = question_stretches(question, day, evidence) or [(t, t) for t in times]
+        holds = np.array([bool(times) and any(_holds(e, a, b) for a, b in stretches) for e in evidence], bool)
+        # A memory's items come best first, each memory scoring on its own scale (a cosine, a
+        # PPR sum, a fused rank): an item's rank is its place among its own memory's items, and
+        # where the question names a time, among those of them that hold it or those that do not.
+        weight = np.zeros(len(evidence))
+        ranks: Counter[tuple[str, bool]] = Counter()
+        for i, item in enumerate(evidence):
+            weight[i] = 1.0 / (1.0 + 0.2 * ranks[item.source, holds[i]])
+            ranks[item.source, holds[i]] += 1
         if position is not None and relevant:
             latest = position.end == "latest"
             # an end of a named part of the day ("the earliest chore of my mornings") is about
@@ -445,8 +542,9 @@ class OptionScorer:
                 for k, occasion in enumerate(_occasions([i for i in order if whole[i]] or order, evidence)):
                     weight[occasion] = 1.0 / (1.0 + abs(k - (position.nth - 1)))
         if times:
-            holds = np.array([any(e.t_start - 1 <= t <= e.t_end + 1 for t in times) for e in evidence])
             weight *= np.where(holds, 1.0, OFF_CUE)
+        if asks_middle(question):
+            weight *= np.where(_in_middle(evidence), 1.0, OFF_CUE)
         if periods:
             hour = np.array([(e.t_start % DAY) / 3600 for e in evidence])
             inside = np.zeros(len(evidence), bool)
@@ -455,7 +553,13 @@ class OptionScorer:
             weight *= np.where(inside, 1.0, OFF_CUE)
         weight *= np.where(on_day, 1.0, OFF_CUE)
         spans = np.array([max(e.t_end - e.t_start, 0.0) for e in evidence])
-        return weight * np.sqrt(SPECIFIC_S / np.maximum(spans, SPECIFIC_S))
+        specific = np.full(len(evidence), SPECIFIC_S)
+        if holds.any():
+            # the time named is told of no more finely than by the finest item that holds it,
+            # nor need be more finely than the stretch the question names
+            asked = max(b - a for a, b in stretches)
+            specific[holds] = max(SPECIFIC_S, asked, spans[holds].min())
+        return weight * np.sqrt(specific / np.maximum(spans, specific))
 
     def _read(self, question: str, evidence: Sequence[Evidence]) -> _Read:
         # An item's words are its sentences' words: lemmatising the whole text as well would
@@ -469,7 +573,25 @@ class OptionScorer:
         item_words: list[set[str]] = [set() for _ in evidence]
         for sentence in sentences:
             item_words[sentence.item] |= sentence.words
-        asked = self._asked(question, item_words)
+        found = set().union(*item_words) if item_words else set()
+        claim = self._claim(question, found)
+        # words no evidence item holds cannot tell the items apart, they only lower every item's
+        # share alike ('What usually happens …', 'first thing …')
+        asked = claim & found
+        placing = placing_clause(question)
+        placed = None
+        # Only before or after: what happens during a happening the items that hold it tell of
+        # themselves, and a happening that recurs (a chat with the same two people) would
+        # narrow the evidence to every occasion of it. Not with an end of the timeline either
+        # ("after the last time I cut fruit"): which occasion is the last, the one in progress
+        # or the one before it, the words do not say.
+        if placing is not None and placing.relation != "during" and time_position(question) is None \
+                and (happening := self._claim(placing.text, found) & found):
+            anchors = np.array([happening <= w for w in item_words], bool)
+            if anchors.any() and not anchors.all():
+                placed = _beside(placing.relation, anchors, evidence)
+                # the happening it is before or after is not what is asked
+                asked, claim = (asked - happening) or asked, (claim - happening) or claim
         item_cover = np.array([len(asked & w) / len(asked) if asked else 1.0 for w in item_words])
         core = (asked - {_held(w, asked, noun_lemmas(question)) for w in modifier_words(question)}) or asked
         core_cover = np.array([len(core & w) / len(core) if core else 1.0 for w in item_words])
@@ -478,10 +600,13 @@ class OptionScorer:
         about = ((item_cover >= min(0.5, best)) & (item_cover > 0)) | (core_cover >= 1.0) if asked \
             else np.ones(len(evidence), bool)
         weight = self._weights(question, evidence, about, core_cover >= 1.0)
+        if placed is not None:
+            weight = np.where(placed > 0, placed, weight * OFF_CUE)
         share = np.array([_share(asked, s.words, item_words[s.item]) for s in sentences])
         support = (0.3 + 0.7 * share) * np.array([weight[s.item] for s in sentences]) if sentences else np.zeros(0)
         ranked = time_position(question) is not None
-        return _Read(sentences, support, share, item_words, weight, item_cover, asked, core, core_cover, ranked)
+        return _Read(sentences, support, share, item_words, weight, item_cover, asked, core, core_cover, ranked, claim,
+                     placed)
 
     # ------------------------------------------------------------ options
 
@@ -515,7 +640,11 @@ class OptionScorer:
             amounts = [_option_number(o) * unit_seconds(unit) for o in options]  # "how many minutes?" "4"
         intent = question_intent(question)
         relative = intent == "when" or all("ago" in words(o) for o in options)
-        if intent != "count" and all(ranges):
+        polarity = [_polarity(o) for o in options]
+        if read.claim and set(polarity) == {True, False}:  # "Did I bake a cake?" "Yes" / "No"
+            said = _claimed(read)
+            lexical = np.array([1.0 if p == said else 0.0 for p in polarity])
+        elif intent != "count" and all(ranges):
             lexical = np.array([self._overlap(r, evidence, read.weight * read.cover) for r in ranges])
         elif intent != "count" and all(places := [recording_window(o) for o in options]):
             runs = _runs(evidence, read.weight * _most_about(read), read.core)
