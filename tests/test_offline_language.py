@@ -344,6 +344,8 @@ def test_how_long_something_lasted_is_read_from_the_cited_interval(language: Off
 
     said = ("half an hour", "a day and a half", "2 hours 10 minutes", "two and a half hours", "the red box")
     assert [option_seconds(o) for o in said] == [1800, 1.5 * 86400, 7800, 9000, None]
+    assert [option_seconds(o) for o in ("All day", "the whole hour", "An entire week", "all the time")] == [
+        86400, 3600, 7 * 86400, None]
 
 
 def test_morning_habit_uses_time_of_day(language: OfflineLanguage) -> None:

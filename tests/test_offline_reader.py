@@ -837,3 +837,37 @@ def test_a_yes_or_no_question_is_answered_by_whether_one_item_holds_all_it_says(
     assert language.answer("Did Lena paint the table?", said, shed).answer == said[1]
     assert language.answer("Did Lena sweep the floor after she sanded the table?", ["Yes", "No"], shed).answer == "Yes"
     assert language.answer("Did Lena sweep the floor before sanding the table?", ["Yes", "No"], shed).answer == "No"
+
+
+def test_a_habit_that_changed_is_read_over_the_days_when_a_part_of_the_day_is_named(language: OfflineLanguage) -> None:
+    """The old habit of the mornings is that of the earliest days, not of the earliest hour of
+    any morning (the new tea is drunk an hour earlier than the old coffee was)."""
+    mornings = [item(d * DAY + 8 * 3600, "Sam drinks coffee by the window.", 0.5) for d in range(3)]
+    mornings += [item(d * DAY + 7 * 3600, "Sam drinks mint tea by the window.", 0.6) for d in range(3, 5)]
+    options = ["Coffee", "Mint tea", "Juice", "Water"]
+    assert language.answer("What did Sam use to drink in the morning?", options, mornings).answer == "Coffee"
+    assert language.answer("What does Sam drink in the mornings these days?", options, mornings).answer == "Mint tea"
+
+
+def test_how_many_days_counts_the_days_the_happening_was_recorded_on(language: OfflineLanguage) -> None:
+    walks = [item(1 * DAY + 7 * 3600, "Sam walks the dog along the canal.", 0.5),
+             item(2 * DAY + 7 * 3600, "Sam walks the dog along the canal.", 0.5),
+             item(2 * DAY + 7 * 3600 + 30, "Sam walks the dog past the lock.", 0.5),
+             item(5 * DAY + 18 * 3600, "Sam walks the dog in the rain.", 0.5),
+             item(3 * DAY + 9 * 3600, "Sam feeds the dog.", 0.6)]
+    options = ["1", "2", "3", "4", "5"]
+    assert language.answer("On how many days did Sam walk the dog?", options, walks).answer == "3"
+    assert language.answer("On how many days did Sam walk the dog?", options, walks[:3]).answer == "2"
+    assert language.answer("On how many days did Sam walk the dog?", options, walks[1:]).answer == "2"
+
+
+def test_a_noun_made_of_a_verb_is_found_where_the_verb_is(language: OfflineLanguage) -> None:
+    """"The argument" is where someone argues, "the delivery" where something is delivered:
+    endings the stemmer keeps ("-ment", "-ery", "-ure") are taken off a noun's key."""
+    assert root("argument") == root("argues") and root("delivery") == root("delivered")
+    assert root("departure") == root("departs") and root("payment") == root("paying")
+    day = [item(600, "Sam argues with the courier about the fee.", 0.6), item(0, "The courier delivers a box to Sam.", 0.3)]
+    options = ["The argument", "The delivery"]
+    assert language.answer("Which came first, the argument or the delivery?", options, day).answer == "The delivery"
+    later = [replace(day[0], t_start=0, t_end=30), replace(day[1], t_start=600, t_end=630)]
+    assert language.answer("Which came first, the argument or the delivery?", options, later).answer == "The argument"

@@ -200,6 +200,10 @@ class TimePosition:
     words: frozenset[str]
     nth: int = 1
     sequence: bool = False
+    change: bool = False
+    """Whether the words speak of a habit that changed ("used to", "these days"): the end is of
+    the days, even where the question names a part of the day ("what did I use to drink in the
+    morning?"), not the earliest or latest hour of it."""
 
 
 def time_position(question: str) -> TimePosition | None:
@@ -213,6 +217,7 @@ def time_position(question: str) -> TimePosition | None:
     lower = [t.lower_ for t in tokens]
     duration = question_intent(question) == "duration"
     found: dict[End, set[str]] = {"earliest": set(), "latest": set()}
+    changed = False
     counted = _ordinal(tokens)
     if counted is not None:
         end, nth, sequence, said = counted
@@ -222,6 +227,7 @@ def time_position(question: str) -> TimePosition | None:
         change = _habit_change(token)
         if change is not None:
             found[change].add(token.lemma_.lower())
+            changed = True
             continue
         if token.head is not token and token.head.lemma_.lower() in DAY_NOUNS:
             continue  # "on the first day", "last night": which day, not which occurrence
@@ -237,7 +243,7 @@ def time_position(question: str) -> TimePosition | None:
     ends = [end for end, said in found.items() if said]
     if len(ends) != 1:
         return None
-    return TimePosition(ends[0], frozenset(found[ends[0]]))
+    return TimePosition(ends[0], frozenset(found[ends[0]]), change=changed)
 
 
 Relation = Literal["during", "before", "after"]

@@ -205,12 +205,19 @@ def word_forms(text: str) -> list[frozenset[str]]:
     ]
 
 
+_NOUN_SUFFIX = re.compile(r"(?<=[a-z]{3})(?:ment|ure|ery)$")
+"""Endings that make a noun of a verb and that the Snowball stemmer keeps ("argument",
+"departure", "delivery")."""
+
+
 @lru_cache(maxsize=65536)
 def root(word: str) -> str:
     """The key that words derived from one stem share ('calibration', 'calibrated' →
-    '~calibr'): its Snowball stem, marked so that it never equals a word. A question may name
-    the thing ("the calibration board") that a caption names by the act ("calibrate the board")."""
-    return "~" + _stemmer().stemWord(word)
+    '~calibr'; 'argument', 'argue' → '~argu'): the Snowball stem of the word without an ending
+    that makes a noun of a verb (`_NOUN_SUFFIX`), marked so that it never equals a word. A
+    question may name the thing ("the calibration board") that a caption names by the act
+    ("calibrate the board")."""
+    return "~" + _stemmer().stemWord(_NOUN_SUFFIX.sub("", word))
 
 
 @lru_cache(maxsize=1)

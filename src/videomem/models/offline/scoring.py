@@ -21,7 +21,8 @@ used?"):
 * a question about an end of the timeline (`intent.time_position`: "most recently", "at the
   very start", "originally", "in the end", "newest", …): those items ranked by time instead,
   latest (or earliest) first, weights 1, 1/2, 1/3, …; other items × 0.3 (by time of day when
-  the question also names a part of the day: "first thing in the morning"). An ordinal past
+  the question also names a part of the day: "first thing in the morning"; but by day for a
+  habit that changed, "what did I use to drink in the morning?"). An ordinal past
   the first ("the second time", "the penultimate visit", `TimePosition.nth`) counts occasions
   instead: the items holding the whole happening in time order, those that touch one occasion
   (`_occasions`), the nth from that end weighing 1, its neighbours 1/2, 1/3, …. The words that
@@ -48,9 +49,10 @@ used?"):
   pasta", "after lunch", `intent.placing_clause`): the items holding every word of that
   happening found, the other items of their video that end before it starts (or start after
   it ends) weigh 1, 1/2, 1/3, … nearest first, the rest × 0.3, and the happening's words are
-  left out of what the question is about. A clause placing it during another happening does
-  not reweigh: the items holding a recurring happening (a chat with the same two people) are
-  every occasion of it.
+  left out of what the question is about; not when the question also asks for an end of the
+  timeline ("after the last time I cut fruit": the occasion in progress or the one before it).
+  A clause placing it during another happening does not reweigh: the items holding a
+  recurring happening (a chat with the same two people) are every occasion of it.
 
 **Lexical support** of an option by a sentence:
 
@@ -134,8 +136,11 @@ reads typed evidence fields, never a memory's prose:
   place (`daytime.closeness`, distances in units of the options' spacing), times the run's
   weight, best run first. Bare clocks ("around 10:30") that no evidence lies near as places in
   the recording, but near as times of day (`of_day`), are compared on the clock of the day.
-* Options that are all amounts of time ("2 hours", "about 45 minutes ago", "a day and a half";
-  bare numbers where the question counts a unit of time, "how many minutes …?" "4"):
+* Bare numbers where the question counts days ("on how many days did I go jogging?",
+  `intent.counted_unit`): the days on which items holding the whole happening (`_Read.core`)
+  and spanning less than a day were recorded (`_days_recorded`).
+* Options that are all amounts of time ("2 hours", "about 45 minutes ago", "a day and a half",
+  "all day"; bare numbers where the question counts a unit of time, "how many minutes …?" "4"):
   a relative-time question (intent `when`, or "… ago" in every option) is measured from the
   cited moment (a run's midpoint) to the query time, which the agent passes as `now` (without
   it, no rule); a question about the time *between* two happenings ("how long between my
@@ -260,6 +265,8 @@ _AMOUNT = re.compile(
     r"(seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?)\b(\s+and\s+a\s+half)?",
     re.IGNORECASE,
 )
+_WHOLE = re.compile(r"\b(?:all|(?:the|a)\s+whole|(?:the|an)\s+entire)\s+(minute|hour|day|week)\b", re.IGNORECASE)
+"""An amount of time said as one whole unit ("all day", "the whole hour")."""
 _CLOCK = re.compile(r"\b(?:DAY\d+[ _])?\d{1,2}:\d{2}(?::\d{2})?\b", re.IGNORECASE)
 _JOIN = re.compile(r"\s*(?:-|\u2013|\u2014|and|to|until|till|through)\s*", re.IGNORECASE)
 """What joins two clock times into the stretch between them ("12:00 and 15:00", "9:30-11:00")."""
@@ -329,6 +336,15 @@ def of_day(clock: str, places: Sequence[float], evidence: Sequence[Evidence]) ->
         return []
     days = sorted({int(e.t_start // DAY) for e in evidence} | {int(e.t_end // DAY) for e in evidence})
     return [d * DAY + hours for d in days if _near(d * DAY + hours, evidence)]
+
+
+def _days_recorded(read: _Read, evidence: Sequence[Evidence]) -> int:
+    """On how many days of the recording the happening asked about was recorded: the days of the
+    items that hold all of it (`_Read.core`) and span less than a day. "How many days did I go
+    jogging?" counts days, not how long one jog lasted; a stay of three days is recorded on
+    three."""
+    return len({int((e.t_start + e.t_end) / 2 // DAY) for e, cover in zip(evidence, read.core_cover)
+                if cover >= 1.0 and read.core and e.t_end - e.t_start < DAY})
 
 
 def _polarity(option: str) -> bool | None:
@@ -403,6 +419,8 @@ def _option_range(option: str) -> tuple[float, float] | None:
 def option_seconds(option: str) -> float | None:
     """The amount of time an option names ("2 hours 10 minutes", "half an hour", "a day and a
     half"), in seconds; None when it names none."""
+    if (whole := _WHOLE.search(option)) is not None:  # "all day", "the whole hour"
+        return unit_seconds(whole.group(1).lower())
     total, found = 0.0, False
     for amount, half_before, unit, half in _AMOUNT.findall(option.lower()):
         half = half or half_before  # "two and a half hours", "an hour and a half"
@@ -531,8 +549,8 @@ class OptionScorer:
         if position is not None and relevant:
             latest = position.end == "latest"
             # an end of a named part of the day ("the earliest chore of my mornings") is about
-            # the hour, not the first day
-            clock = (lambda t: t % DAY) if periods else (lambda t: t)
+            # the hour, not the first day; that of a habit that changed is about the days
+            clock = (lambda t: t % DAY) if periods and not position.change else (lambda t: t)
             order = sorted(relevant, key=lambda i: (-clock(evidence[i].t_end) if latest else clock(evidence[i].t_start), i))
             weight *= OFF_CUE
             if position.nth == 1:
@@ -644,6 +662,9 @@ class OptionScorer:
         if read.claim and set(polarity) == {True, False}:  # "Did I bake a cake?" "Yes" / "No"
             said = _claimed(read)
             lexical = np.array([1.0 if p == said else 0.0 for p in polarity])
+        elif counted_unit(question) == "day" and all(_option_number(o) is not None for o in options) \
+                and (days := _days_recorded(read, evidence)):
+            lexical = np.array([1.0 if _option_number(o) == days else 0.0 for o in options])
         elif intent != "count" and all(ranges):
             lexical = np.array([self._overlap(r, evidence, read.weight * read.cover) for r in ranges])
         elif intent != "count" and all(places := [recording_window(o) for o in options]):
