@@ -63,7 +63,7 @@ _BOUNDARY_PREPOSITIONS = frozenset({"at", "in", "from", "by", "towards", "toward
 _START_VERBS = frozenset({"begin", "start"})
 _MIDDLE_NOUNS = frozenset({"middle", "midpoint"})
 _MIDWAY = frozenset({"halfway", "midway"})
-RECORDING_NOUNS = frozenset({"video", "recording", "clip", "footage", "film", "movie", "show", "episode", "stream"})
+_RECORDING_NOUNS = frozenset({"video", "recording", "clip", "footage", "film", "movie", "show", "episode", "stream"})
 """Nouns that name the recording itself ("the middle of the video")."""
 SPEECH_VERBS = frozenset(
     {"say", "tell", "mention", "speak", "talk", "ask", "hear", "announce", "reply", "whisper", "shout", "suggest",
@@ -298,12 +298,12 @@ def asks_middle(question: str) -> bool:
         word = token.lemma_.lower()
         if word in _MIDDLE_NOUNS:
             named = [o for c in token.children if c.lower_ == "of" for o in c.children if o.dep_ == "pobj"]
-            if named and all(o.lemma_.lower() in RECORDING_NOUNS for o in named):
+            if named and all(o.lemma_.lower() in _RECORDING_NOUNS for o in named):
                 return True
         elif word in _MIDWAY:
             rest = [t for t in token.doc[token.i + 1 : token.i + 4] if t.lower_ not in ("the", "this")]
             if rest and rest[0].lower_ == "through" and (len(rest) == 1 or rest[1].is_punct
-                                                          or rest[1].lemma_.lower() in RECORDING_NOUNS):
+                                                          or rest[1].lemma_.lower() in _RECORDING_NOUNS):
                 return True
     return False
 
