@@ -7,7 +7,7 @@ import pytest
 
 from videomem.models.offline.intent import (
     Extreme, asks_about_speech, asks_middle, between_phrases, counted_unit, duration_extreme, modifier_words,
-    placing_clause, question_intent,
+    placing_clause, question_intent, recording_words,
     time_position,
 )
 
@@ -250,3 +250,13 @@ def test_when_opening_a_clause_does_not_ask_for_a_time(question: str, intent: st
 )
 def test_the_middle_of_the_recording_is_asked_about_by_name(question: str, middle: bool) -> None:
     assert asks_middle(question) == middle
+
+
+@pytest.mark.parametrize(
+    ("question", "named"),
+    [("What happens in the last few minutes of the video?", {"video"}), ("What is shown at the end of the clip?", {"clip"}),
+     ("What is the man holding throughout the film?", {"film"}), ("What did we watch in the video on the phone?", set()),
+     ("When did the video on the tablet start playing?", set())],
+)
+def test_the_words_that_name_the_recording_itself(question: str, named: set[str]) -> None:
+    assert recording_words(question) == named

@@ -871,3 +871,13 @@ def test_a_noun_made_of_a_verb_is_found_where_the_verb_is(language: OfflineLangu
     assert language.answer("Which came first, the argument or the delivery?", options, day).answer == "The delivery"
     later = [replace(day[0], t_start=0, t_end=30), replace(day[1], t_start=600, t_end=630)]
     assert language.answer("Which came first, the argument or the delivery?", options, later).answer == "The argument"
+
+
+def test_the_recording_a_question_names_is_no_word_to_look_for(language: OfflineLanguage) -> None:
+    """"The last minutes of the video" is a stretch of the recording; a clip that shows a video
+    on a screen is not about it for that word."""
+    match = [item(300, "The big screen shows a video of last year's final.", 0.6),
+             *(item(30 * k, "Two teams warm up on the pitch.", 0.5) for k in range(6)),
+             item(1500, "The stadium lights switch off over the empty stands.", 0.3)]
+    options = ["The lights switch off", "A video of last year's final plays", "The teams warm up"]
+    assert language.answer("What happens in the last few minutes of the video?", options, match).answer == options[0]

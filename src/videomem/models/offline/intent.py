@@ -65,6 +65,9 @@ _MIDDLE_NOUNS = frozenset({"middle", "midpoint"})
 _MIDWAY = frozenset({"halfway", "midway"})
 _RECORDING_NOUNS = frozenset({"video", "recording", "clip", "footage", "film", "movie", "show", "episode", "stream"})
 """Nouns that name the recording itself ("the middle of the video")."""
+_STRETCH_NOUNS = frozenset({"start", "beginning", "end", "middle", "midpoint", "half", "part", "rest", "remainder",
+                            "course", "minute", "second", "moment", "portion", "section"})
+"""Nouns of a stretch of the recording ("the last few minutes of the video")."""
 SPEECH_VERBS = frozenset(
     {"say", "tell", "mention", "speak", "talk", "ask", "hear", "announce", "reply", "whisper", "shout", "suggest",
      "propose", "explain", "remind", "complain", "discuss", "recommend", "comment", "remark", "claim", "joke", "chat"}
@@ -288,6 +291,23 @@ def placing_clause(question: str) -> Placing | None:
             if text.strip():
                 return Placing(_PLACING[word], text)
     return None
+
+
+def recording_words(question: str) -> frozenset[str]:
+    """The words by which a question names the recording itself: a recording noun after a
+    stretch of it ("the last few minutes of the video", "the end of the clip") or "throughout"
+    ("throughout the film"). They are no content to look for, as every item is of the
+    recording; "what did we see in the video on the phone?" names a video watched."""
+    out = set()
+    for token in _parse(question):
+        word = token.lemma_.lower()
+        if word not in _RECORDING_NOUNS or token.dep_ != "pobj":
+            continue
+        preposition = token.head
+        if preposition.lower_ == "throughout" or (
+                preposition.lower_ == "of" and preposition.head.lemma_.lower() in _STRETCH_NOUNS):
+            out.add(word)
+    return frozenset(out)
 
 
 def asks_middle(question: str) -> bool:

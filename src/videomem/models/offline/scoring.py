@@ -5,7 +5,8 @@ lemma as a noun, a verb or an adjective, and by gerund stem (`nlp.forms`), so 'M
 supports 'Make coffee'; an option's noun also by the key of its stem (`nlp.root`), so 'The
 mopping' is in 'Ana mops the hall'. The question's *content words* are its lemmas without
 stopwords (but for a few that spaCy lists and that say what happened, `_KEEP`: "empty", "full",
-"call"), without the cue words below and without words that no evidence item holds (those cannot
+"call"), without the cue words below or words naming the recording itself ("the end of the video",
+`intent.recording_words`) and without words that no evidence item holds (those cannot
 tell items apart; no list of question phrasings is kept).
 
 **Evidence weight.** By rank among the items of the memory that returned it, in the order it
@@ -196,7 +197,8 @@ from videomem.models.offline.colours import PALETTE
 from videomem.models.offline.daytime import PERIODS, anchored_day, closeness, question_window, relative_window
 from videomem.models.offline.intent import (
     SPEECH_CUES, Extreme, Relation, TimePosition, asks_about_speech, asks_later, asks_middle, between_phrases,
-    counted_unit, duration_extreme, modifier_words, noun_lemmas, placing_clause, question_intent, time_position,
+    counted_unit, duration_extreme, modifier_words, noun_lemmas, placing_clause, question_intent, recording_words,
+    time_position,
 )
 from videomem.models.offline.nlp import (
     NUMBER, NUMBERS, forms, lemmas, number_value, quoted_spans, root, split_sentences, squash, stopwords,
@@ -511,7 +513,7 @@ class OptionScorer:
         each in the form the evidence (`found`, the forms of its words) holds it, when it holds
         one (`_held`). A clock time is a time cue, not words to look for."""
         position = time_position(question)
-        cues = _CUES | (position.words if position else frozenset())
+        cues = _CUES | (position.words if position else frozenset()) | recording_words(question)
         untimed = _CLOCK.sub(" ", question)  # a clock time is a cue: "17" and "00" are no content
         nouns = noun_lemmas(question)
         return {_held(w, found, nouns) for w in self._content(untimed) if w not in cues and w not in PLACE_WORDS}
