@@ -599,17 +599,18 @@ class OptionScorer:
         # share alike ('What usually happens …', 'first thing …')
         asked = claim & found
         placing = placing_clause(question)
-        placed = None
+        position = time_position(question)
+        beside = None
         # Only before or after: what happens during a happening the items that hold it tell of
         # themselves, and a happening that recurs (a chat with the same two people) would
         # narrow the evidence to every occasion of it. Not with an end of the timeline either
         # ("after the last time I cut fruit"): which occasion is the last, the one in progress
         # or the one before it, the words do not say.
-        if placing is not None and placing.relation != "during" and time_position(question) is None \
+        if placing is not None and placing.relation != "during" and position is None \
                 and (happening := self._claim(placing.text, found) & found):
             anchors = np.array([happening <= w for w in item_words], bool)
             if anchors.any() and not anchors.all():
-                placed = _beside(placing.relation, anchors, evidence)
+                beside = _beside(placing.relation, anchors, evidence)
                 # the happening it is before or after is not what is asked
                 asked, claim = (asked - happening) or asked, (claim - happening) or claim
         item_cover = np.array([len(asked & w) / len(asked) if asked else 1.0 for w in item_words])
@@ -620,13 +621,12 @@ class OptionScorer:
         about = ((item_cover >= min(0.5, best)) & (item_cover > 0)) | (core_cover >= 1.0) if asked \
             else np.ones(len(evidence), bool)
         weight = self._weights(question, evidence, about, core_cover >= 1.0)
-        if placed is not None:
-            weight = np.where(placed > 0, placed, weight * OFF_CUE)
+        if beside is not None:
+            weight = np.where(beside > 0, beside, weight * OFF_CUE)
         share = np.array([_share(asked, s.words, item_words[s.item]) for s in sentences])
         support = (0.3 + 0.7 * share) * np.array([weight[s.item] for s in sentences]) if sentences else np.zeros(0)
-        ranked = time_position(question) is not None
-        return _Read(sentences, support, share, item_words, weight, item_cover, asked, core, core_cover, ranked, claim,
-                     placed)
+        return _Read(sentences, support, share, item_words, weight, item_cover, asked, core, core_cover,
+                     position is not None, claim, beside)
 
     # ------------------------------------------------------------ options
 
@@ -655,18 +655,18 @@ class OptionScorer:
                 w * v for w, v in zip(AGREEMENT, sorted(best.values(), reverse=True)))
         ranges = [_option_range(o) for o in options]
         amounts = [option_seconds(o) for o in options]
-        if not all(amounts) and (unit := counted_unit(question)) is not None \
-                and all((n := _option_number(o)) is not None and n > 0 for o in options):
-            amounts = [_option_number(o) * unit_seconds(unit) for o in options]  # "how many minutes?" "4"
+        unit = counted_unit(question)
+        numbers = [_option_number(o) for o in options]
+        if not all(amounts) and unit is not None and all(n is not None and n > 0 for n in numbers):
+            amounts = [n * unit_seconds(unit) for n in numbers]  # "how many minutes?" "4"
         intent = question_intent(question)
         relative = intent == "when" or all("ago" in words(o) for o in options)
         polarity = [_polarity(o) for o in options]
         if read.claim and set(polarity) == {True, False}:  # "Did I bake a cake?" "Yes" / "No"
             said = _claimed(read)
             lexical = np.array([1.0 if p == said else 0.0 for p in polarity])
-        elif counted_unit(question) == "day" and all(_option_number(o) is not None for o in options) \
-                and (days := _days_recorded(read, evidence)):
-            lexical = np.array([1.0 if _option_number(o) == days else 0.0 for o in options])
+        elif unit == "day" and None not in numbers and (days := _days_recorded(read, evidence)):
+            lexical = np.array([1.0 if n == days else 0.0 for n in numbers])
         elif intent != "count" and all(ranges):
             lexical = np.array([self._overlap(r, evidence, read.weight * read.cover) for r in ranges])
         elif intent != "count" and all(places := [recording_window(o) for o in options]):
@@ -685,10 +685,10 @@ class OptionScorer:
         elif intent != "count" and now is not None \
                 and all(windows := [relative_window(o, now) or ago_window(o, now) for o in options]):
             lexical = self._dated(windows, evidence, read.weight * _most_about(read), read.core, now)  # type: ignore[arg-type]
-        elif intent == "count" and all(_option_number(o) is not None for o in options):
+        elif intent == "count" and None not in numbers:
             count = self._counted(question, read, evidence) or self._moments(read.asked, evidence, read.cover)
             if count:
-                lexical = np.array([1.0 if _option_number(o) == count else 0.0 for o in options])
+                lexical = np.array([1.0 if n == count else 0.0 for n in numbers])
         elif intent == "who" and asks_about_speech(question):
             speakers = self._speakers(question, options, evidence, read.weight)
             if speakers.any():
