@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from videomem.models.offline.intent import (
-    Extreme, asks_about_speech, asks_middle, between_phrases, counted_unit, duration_extreme, modifier_words,
-    placing_clause, question_intent, recording_words,
+    Extreme, absent_words, asks_about_speech, between_phrases, counted_unit, counts_into, counts_people, duration_extreme, modifier_words,
+    placing_clause, question_intent, recording_part, recording_words,
     time_position,
 )
 
@@ -140,6 +140,45 @@ def test_the_unit_of_time_a_question_counts(question: str, unit: str | None) -> 
     assert counted_unit(question) == unit
 
 
+@pytest.mark.parametrize(
+    ("question", "away"),
+    [("How long was the red van gone?", {"red", "van"}), ("For how long was Ama away from the office?", {"ama"}),
+     ("How long was the cat out of the flat?", {"cat"}), ("How long did Ravi stay away?", {"ravi"}),
+     ("How long were we out?", None), ("How long did it take to sort out the drawer?", None),
+     ("How long did Ravi paint the fence?", None)],
+)
+def test_who_or_what_was_away(question: str, away: set[str] | None) -> None:
+    assert absent_words(question) == (None if away is None else frozenset(away))
+
+
+@pytest.mark.parametrize(
+    ("question", "place"),
+    [("How many minutes into the video does the kettle boil?", True), ("How many seconds in does the dog bark?", True),
+     ("How many minutes did the kettle boil?", False), ("How many minutes in the garden did Omar spend?", False),
+     ("How many minutes into the match was the penalty?", False)],
+)
+def test_a_unit_counted_into_the_recording_is_a_place_in_it(question: str, place: bool) -> None:
+    assert counts_into(question) is place
+
+
+@pytest.mark.parametrize(
+    ("question", "people"),
+    [
+        ("How many guests stayed for the fireworks?", True),
+        ("How many different people did Omar phone?", True),
+        ("How many of us went swimming in the lake?", True),
+        ("How many others were waiting at the bus stop?", True),
+        ("What was the number of kids on the trampoline?", True),
+        ("Count the people at the bonfire.", True),
+        ("How many times did Omar phone his aunt?", False),
+        ("How many buns did the guests eat?", False),
+        ("What is the room number of our guest?", False),
+    ],
+)
+def test_a_count_of_people(question: str, people: bool) -> None:
+    assert counts_people(question) is people
+
+
 def test_the_cue_words_are_returned_with_their_lemmas() -> None:
     position = time_position("What was the earliest snack Katrina opened?")
     assert position is not None and {"earliest", "early"} <= position.words and "snack" not in position.words
@@ -249,7 +288,19 @@ def test_when_opening_a_clause_does_not_ask_for_a_time(question: str, intent: st
      ("What woke me in the middle of the night?", False), ("Why did I stop halfway through cooking?", False)],
 )
 def test_the_middle_of_the_recording_is_asked_about_by_name(question: str, middle: bool) -> None:
-    assert asks_middle(question) == middle
+    assert (recording_part(question) == (1 / 3, 2 / 3)) is middle
+
+
+@pytest.mark.parametrize(
+    ("question", "part"),
+    [("What goes on in the last part of the video?", (2 / 3, 1.0)), ("Who appears in the second half?", (0.5, 1.0)),
+     ("What is shown in the opening section of the film?", (0.0, 1 / 3)),
+     ("What happens during the final quarter of the recording?", (0.75, 1.0)),
+     ("What did I eat in the first half of the match?", None), ("Which part of the bike broke first?", None),
+     ("When did Ama first bake bread?", None)],
+)
+def test_a_part_of_the_recording_named_from_one_end(question: str, part: tuple[float, float] | None) -> None:
+    assert recording_part(question) == (part if part is None else pytest.approx(part))
 
 
 @pytest.mark.parametrize(

@@ -268,6 +268,18 @@ def test_an_options_noun_is_found_by_the_stem_the_captions_verb_shares(language:
     assert language.answer("Which was shorter, the mopping or the dusting?", options, CHORES).answer == "The dusting"
 
 
+def test_how_long_someone_was_away_is_the_stretch_between_two_sightings(language: OfflineLanguage) -> None:
+    """No item says how long Ama was away: she is seen leaving, then seen again; the stretch
+    between is the answer, not the length of either clip nor the time between other items."""
+    office = [item(9 * 3600, "Ama types at her desk.", 0.4), item(9 * 3600 + 600, "Ama leaves the office with her bag.", 0.6),
+              item(9 * 3600 + 900, "The office is quiet; the printer hums.", 0.7),
+              item(10 * 3600 + 600, "Ama comes back and sits at her desk.", 0.5),
+              item(10 * 3600 + 1200, "Ama answers the phone.", 0.3)]
+    options = ["About 30 seconds", "About 10 minutes", "About 1 hour", "About 5 hours"]
+    assert language.answer("For how long was Ama away from her desk?", options, office).answer == "About 1 hour"
+    assert language.answer("How long was Ama gone?", options, office).answer == "About 1 hour"
+
+
 def test_bare_numbers_are_amounts_of_the_unit_the_question_counts(language: OfflineLanguage) -> None:
     options = ["1", "2", "5", "10"]
     assert language.answer("For how many minutes did Ana mop the hall?", options, CHORES).answer == "2"
@@ -280,6 +292,7 @@ def test_bare_numbers_are_amounts_of_the_unit_the_question_counts(language: Offl
          "Watering, then mopping", "Mopping, then watering, then dusting"],
         ["Watering the ferns -> mopping the hall", "Mopping the hall -> dusting the shelves",
          "Dusting the shelves -> mopping the hall"],
+        ["Dusting, mopping, watering", "Mopping, dusting and watering", "Watering, mopping, dusting"],
     ],
 )
 def test_options_that_list_happenings_in_order_are_read_from_when_each_was_recorded(
@@ -458,6 +471,16 @@ def test_a_things_one_colour_says_more_than_a_list_of_the_views_colours(language
     )
 
 
+def test_a_colour_said_of_the_thing_asked_about_is_its_colour(language: OfflineLanguage) -> None:
+    """"a green flag" says the flag's colour in full, though the sentence names another colour
+    for another thing: of the sentence's two colours, the one said of the flag is its colour."""
+    evidence = [
+        item(100, "The marshal walks past the red car; the race restarts.", 0.9),
+        item(400, "A white van stops; the marshal raises a green flag.", 0.7),
+    ]
+    assert language.answer("What flag does the marshal raise?", ["Red", "Green", "White", "Yellow"], evidence).answer == "Green"
+
+
 def test_a_question_word_an_option_repeats_makes_no_sentence_about_the_question(language: OfflineLanguage) -> None:
     """"room" is the question's word and the living room's: captions that only name the living
     room are not about where Omar fixed the bicycle."""
@@ -521,6 +544,10 @@ def test_options_that_name_places_in_the_recording_are_read_from_when_the_eviden
     assert language.answer(question, options, evidence).answer == "around minute 6"
     marks = ["the 2-minute mark", "the 4-minute mark", "the 7-minute mark"]
     assert language.answer(question, marks, evidence).answer == "the 7-minute mark", "6:50 rounds to 7 minutes"
+    minutes = ["1", "2", "7", "9"]
+    assert language.answer("How many minutes into the video does Ravi paint the gate?", minutes, evidence).answer == "7", (
+        "a place counted in minutes, not how long the painting took (20 s, nearest 1)"
+    )
 
 
 def test_a_bare_clock_is_a_time_of_day_where_the_evidence_is_a_days_footage(language: OfflineLanguage) -> None:
@@ -803,6 +830,17 @@ def test_a_stretch_between_two_clocks_is_read_from_the_items_that_overlap_it(lan
     assert language.answer("What is happening around 01:20 in the garage?", options, video).answer == options[1]
 
 
+def test_a_part_of_the_recording_or_its_end_is_read_from_where_the_items_lie(language: OfflineLanguage) -> None:
+    """"The last part of the video" is its last third, "the opening section" its first; "how
+    does the film end?" asks for its latest item, not for the items most alike."""
+    film = [item(0, "A title card shows the harbour.", 0.3), item(600, "Fishermen unload crates on the quay.", 0.7),
+            item(1300, "A gull steals a fish from a crate.", 0.4), item(1500, "The fishermen wave to the camera.", 0.2)]
+    options = ["A gull steals a fish", "Fishermen unload crates", "A title card", "The fishermen wave"]
+    assert language.answer("What happens in the last part of the video?", options, film).answer == options[0]
+    assert language.answer("What is seen in the opening section of the film?", options, film).answer == options[2]
+    assert language.answer("How does the film end?", options, film).answer == options[3]
+
+
 def test_the_middle_of_the_recording_is_its_middle_third(language: OfflineLanguage) -> None:
     film = [item(1700, "End credits scroll over the harbour.", 0.7), item(0, "A title card shows the harbour.", 0.6),
             item(840, "Fishermen unload crates of fish on the quay.", 0.4), item(1740, "The credits end.", 0.5)]
@@ -826,6 +864,16 @@ def test_a_clause_places_what_is_asked_before_or_after_another_happening(languag
     assert language.answer("What did Omar do right before he fed the fish?", options, morning).answer == options[2]
 
 
+def test_a_happening_placed_by_a_clause_is_where_its_finest_item_shows_it(language: OfflineLanguage) -> None:
+    """A 10-min window that names the happening ends long after it: what comes right after the
+    happening is beside the clip that shows it, not beside the window's end."""
+    kitchen = [Evidence(0, 600, "Omar peels potatoes, chops onions and fries them.", "episodic", 0.6, "v", scale=600.0),
+               item(120, "Omar chops onions on the board.", 0.5), item(180, "Omar fries the onions in a pan.", 0.4),
+               item(600, "Omar sets the table for lunch.", 0.7), item(0, "Omar peels potatoes at the sink.", 0.3)]
+    options = ["Fried the onions", "Set the table", "Peeled potatoes"]
+    assert language.answer("What did Omar do right after chopping the onions?", options, kitchen).answer == options[0]
+
+
 def test_a_yes_or_no_question_is_answered_by_whether_one_item_holds_all_it_says(language: OfflineLanguage) -> None:
     """Yes when one item holds every word of what the question says happened (beside the
     happening a clause places it before or after, when one does); no when none does, though
@@ -837,6 +885,37 @@ def test_a_yes_or_no_question_is_answered_by_whether_one_item_holds_all_it_says(
     assert language.answer("Did Lena paint the table?", said, shed).answer == said[1]
     assert language.answer("Did Lena sweep the floor after she sanded the table?", ["Yes", "No"], shed).answer == "Yes"
     assert language.answer("Did Lena sweep the floor before sanding the table?", ["Yes", "No"], shed).answer == "No"
+
+
+def test_me_is_the_one_the_first_person_caption_says_did_it(language: OfflineLanguage) -> None:
+    """In the camera wearer's captions "I" did it: the option "Me" is found where a sentence says
+    "I" as a name is where it is named, and is not put below the names by how a bare pronoun
+    embeds. A name beside the happening in a line of speech is not who did it."""
+    day = [
+        Evidence(100, 130, "I carry the recycling bin to the gate. Noor: The truck comes at seven.", "episodic", 0.6, "v",
+                 speech=(Speech(110, 112, "The truck comes at seven.", "Noor"),)),
+        item(400, "Noor and I water the tomatoes in the greenhouse.", 0.5),
+        item(700, "Bilal fixes the gate latch.", 0.4),
+    ]
+    options = ["Noor", "Bilal", "Me", "Dana"]
+    assert language.answer("Who took the recycling bin out to the gate?", options, day).answer == "Me"
+    assert language.answer("Who fixed the latch on the gate?", options, day).answer == "Bilal"
+
+
+def test_a_count_of_people_is_of_those_named_where_it_happened(language: OfflineLanguage) -> None:
+    """The people named in the item that holds the happening, speakers too; the camera's wearer
+    ("I") is one of them unless the question counts the others ("with me", "did I …")."""
+    day = [
+        item(100, "I play cards with Noor, Bilal and Dana on the balcony.", 0.6),
+        Evidence(900, 930, "I carry drinks to the balcony. Yusuf: Deal me in next round.", "episodic", 0.5, "v",
+                 speech=(Speech(905, 907, "Deal me in next round.", "Yusuf"),)),
+        item(2000, "I cycle to the market with Dana.", 0.5),
+    ]
+    options = ["1", "2", "3", "4"]
+    assert language.answer("How many people played cards with me?", options, day).answer == "3"
+    assert language.answer("How many of us played cards?", options, day).answer == "4"
+    assert language.answer("How many different people cycled to the market?", options, day).answer == "2"
+    assert language.answer("How many others did I cycle to the market with?", options, day).answer == "1"
 
 
 def test_a_habit_that_changed_is_read_over_the_days_when_a_part_of_the_day_is_named(language: OfflineLanguage) -> None:

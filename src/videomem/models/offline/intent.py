@@ -22,7 +22,8 @@ do second?", "the third thing I did").
 A question may also be placed in time by another happening (`placing_clause`): a clause its
 conjunction opens ("when the bell rang", "while we ate", "right before she locked the gate") or
 "before" / "after" with a happening said of its verb ("just after feeding the goats", "after
-lunch"). And it may ask about the middle of the recording (`asks_middle`). A "when" that opens
+lunch"). And it may ask about a part of the recording, its middle or a part from one end
+(`recording_part`). A "when" that opens
 such a clause does not ask for a time.
 """
 
@@ -61,8 +62,26 @@ _START_NOUNS = frozenset({"start", "beginning", "outset", "onset"})
 _END_NOUNS = frozenset({"end", "close", "finish"})
 _BOUNDARY_PREPOSITIONS = frozenset({"at", "in", "from", "by", "towards", "toward", "near"})
 _START_VERBS = frozenset({"begin", "start"})
+_SEQUENCE_WORDS = frozenset({"order", "sequence", "succession"})
+_ABSENT = frozenset({"away", "gone", "absent", "missing", "out"})
+"""Words saying someone or something was not there ("how long was the car gone?")."""
+_STAY_VERBS = frozenset({"stay", "remain", "keep", "be", "go", "take"})
+"""Verbs before an absence word that say nothing of who was away ("how long did Ravi stay away?")."""
+_OPEN_VERBS = frozenset({"open", "commence"})
+_END_VERBS = frozenset({"end", "finish", "conclude", "close"})
 _MIDDLE_NOUNS = frozenset({"middle", "midpoint"})
 _MIDWAY = frozenset({"halfway", "midway"})
+_PART_SHARES = {"half": 1 / 2, "third": 1 / 3, "quarter": 1 / 4, "part": 1 / 3, "section": 1 / 3, "segment": 1 / 3,
+                "portion": 1 / 3}
+"""A part of the recording named from one end, and the share of it that the part is."""
+_PART_SIDES: dict[str, End] = {
+    "first": "earliest", "opening": "earliest", "early": "earliest", "earlier": "earliest", "initial": "earliest",
+    "former": "earliest", "beginning": "earliest", "last": "latest", "final": "latest", "closing": "latest",
+    "late": "latest", "later": "latest", "latter": "latest", "second": "latest", "concluding": "latest",
+    "ending": "latest"}
+"""Words naming the end of the recording a part lies at ("the second half" is the later one)."""
+PART_WORDS = frozenset(_PART_SHARES) | frozenset(_PART_SIDES) | _MIDDLE_NOUNS | _MIDWAY
+"""Words by which a question names a part of the recording (`recording_part`): cues, not content."""
 _RECORDING_NOUNS = frozenset({"video", "recording", "clip", "footage", "film", "movie", "show", "episode", "stream"})
 """Nouns that name the recording itself ("the middle of the video")."""
 _STRETCH_NOUNS = frozenset({"start", "beginning", "end", "middle", "midpoint", "half", "part", "rest", "remainder",
@@ -149,6 +168,69 @@ def counted_unit(question: str) -> str | None:
     return None
 
 
+def asks_sequence(question: str) -> bool:
+    """Whether the question asks for the order of several happenings: "in what order …?", "the
+    sequence of events", "chronologically" (not "what did she order?", a verb)."""
+    doc = _parse(question)
+    return any((t.pos_ == "NOUN" and t.lemma_.lower() in _SEQUENCE_WORDS and not _in_order_to(t))
+               or t.lower_ == "chronologically" for t in doc)
+
+
+def _in_order_to(token) -> bool:  # noqa: ANN001 - spacy.tokens.Token
+    """"in order to": a purpose, not an order."""
+    doc = token.doc
+    return 0 < token.i < len(doc) - 1 and doc[token.i - 1].lower_ == "in" and doc[token.i + 1].lower_ == "to"
+
+
+def counts_people(question: str) -> bool:
+    """Whether the question counts people: "how many (different) people / friends / others …",
+    "how many of us …", "the number of guests …"."""
+    for token in _parse(question):
+        if token.lower_ == "many" and token.i and token.doc[token.i - 1].lower_ == "how":
+            if token.dep_ == "amod" and token.head.lemma_.lower() in _PERSON_NOUNS | {"other"}:
+                return True
+            if any(c.lower_ == "of" and any(p.lower_ in ("us", "them", "you") for p in c.children) for c in token.children):
+                return True
+        if token.lemma_.lower() == "number" and _asks_number(token) and any(
+                c.lower_ == "of" and any(p.lemma_.lower() in _PERSON_NOUNS for p in c.children) for c in token.children):
+            return True
+        if token.lemma_.lower() == "count" and _asks_number(token) and any(
+                c.dep_ == "dobj" and c.lemma_.lower() in _PERSON_NOUNS for c in token.children):
+            return True
+    return False
+
+
+def absent_words(question: str) -> frozenset[str] | None:
+    """For "how long was the grey car gone?", "for how long was Jonas away from home?": the
+    lemmas of who or what was away (the content words before the word that says so: "away",
+    "gone", "absent", "missing", "out"; not "long" nor a verb of staying); None for any other
+    question, or when they name no one ("how long were we out?"). The tagger may read a name
+    there as a verb ("was Ama away"), so parts of speech are not asked."""
+    if question_intent(question) != "duration":
+        return None
+    tokens = [t for t in _parse(question) if not t.is_punct]
+    for i, token in enumerate(tokens):
+        if token.lower_ in _ABSENT and token.dep_ != "prt":  # not "sort out the drawer"
+            said = frozenset(t.lemma_.lower() for t in tokens[:i] if not t.is_stop and t.pos_ != "AUX"
+                             and t.lower_ != "long" and t.lemma_.lower() not in _STAY_VERBS)
+            return said or None
+    return None
+
+
+def counts_into(question: str) -> bool:
+    """Whether the unit a question counts measures a place in the recording, not a duration:
+    "how many minutes into the video …?", "how many seconds in does …?"."""
+    tokens = [t for t in _parse(question) if not t.is_punct]
+    for how, many, unit, after in zip(tokens, tokens[1:], tokens[2:], tokens[3:]):
+        if how.lower_ == "how" and many.lower_ == "many" and unit.lemma_.lower() in _TIME_UNITS:
+            objects = [c for c in after.children if c.dep_ == "pobj"]
+            if after.lower_ == "into" and all(o.lemma_.lower() in _RECORDING_NOUNS for o in objects):
+                return True
+            # "how many seconds in does …": the parser may take the verb's auxiliary for the object of "in"
+            return after.lower_ == "in" and all(o.pos_ in ("AUX", "VERB") for o in objects)
+    return False
+
+
 def _asks_number(token) -> bool:  # noqa: ANN001 - spacy.tokens.Token
     """"the number of times …", "the number of people …", or the imperative "count the times …"."""
     if token.lemma_.lower() == "number":
@@ -215,7 +297,9 @@ def time_position(question: str) -> TimePosition | None:
 
     "last" is a verb, not a position, in a question about how long something lasted; an
     ordinal of a day ("the first day", "last night") names a day (`daytime.question_window`),
-    and one of a thing that is not an occasion names that thing ("the second floor")."""
+    one of a part of the recording names that part ("the last part of the video",
+    `recording_part`), and one of a thing that is not an occasion names that thing ("the second
+    floor"). The recording's own verb of an end asks for that end ("how does the video end?")."""
     tokens = [t for t in _parse(question) if not t.is_punct]
     lower = [t.lower_ for t in tokens]
     duration = question_intent(question) == "duration"
@@ -234,6 +318,8 @@ def time_position(question: str) -> TimePosition | None:
             continue
         if token.head is not token and token.head.lemma_.lower() in DAY_NOUNS:
             continue  # "on the first day", "last night": which day, not which occurrence
+        if _names_part(token):
+            continue  # "the last part of the video": a stretch of the recording (`recording_part`)
         if word in _EARLIEST_WORDS:
             found["earliest"] |= {word, token.lemma_.lower()}
         elif word in _LATEST_WORDS and not (word == "last" and duration):
@@ -243,6 +329,10 @@ def time_position(question: str) -> TimePosition | None:
             found["earliest" if token.lemma_.lower() in _START_NOUNS else "latest"].add(token.lemma_.lower())
         elif token.lemma_.lower() in _START_VERBS and i and lower[i - 1] == "to" and lower[i + 1 : i + 2] == ["with"]:
             found["earliest"].add(token.lemma_.lower())
+        elif token.lemma_.lower() in _START_VERBS | _OPEN_VERBS | _END_VERBS and any(
+                c.dep_ in ("nsubj", "compound") and c.lemma_.lower() in _RECORDING_NOUNS for c in token.children):
+            # "how does the video end?", "how does the clip open?": the recording's own ends
+            found["latest" if token.lemma_.lower() in _END_VERBS else "earliest"].add(token.lemma_.lower())
     ends = [end for end, said in found.items() if said]
     if len(ends) != 1:
         return None
@@ -310,22 +400,37 @@ def recording_words(question: str) -> frozenset[str]:
     return frozenset(out)
 
 
-def asks_middle(question: str) -> bool:
-    """Whether the question asks about the middle of the recording: "in the middle of the
-    video", "at the midpoint of the recording", "halfway through (the film)". The middle of
-    anything else is not: of a night, of a sofa, of cooking."""
+def recording_part(question: str) -> tuple[float, float] | None:
+    """The share of the recording a question asks about, as (from, to) fractions of it: its
+    middle third ("in the middle of the video", "at the midpoint of the recording", "halfway
+    through"), or a part named from one end ("the last part of the video", "the second half",
+    "the opening section", "the final quarter of the film": a half, a quarter, or a third for
+    a part, section, segment or portion). None for the middle or a part of anything else (of
+    a night, of a sofa, of cooking, "the first half of the match")."""
     for token in _parse(question):
         word = token.lemma_.lower()
-        if word in _MIDDLE_NOUNS:
-            named = [o for c in token.children if c.lower_ == "of" for o in c.children if o.dep_ == "pobj"]
-            if named and all(o.lemma_.lower() in _RECORDING_NOUNS for o in named):
-                return True
-        elif word in _MIDWAY:
+        named = [o for c in token.children if c.lower_ == "of" for o in c.children if o.dep_ == "pobj"]
+        of_recording = all(o.lemma_.lower() in _RECORDING_NOUNS for o in named)
+        if word in _MIDDLE_NOUNS and named and of_recording:
+            return (1 / 3, 2 / 3)
+        if word in _PART_SHARES and of_recording:
+            share = _PART_SHARES[word]
+            for side in (c.lower_ for c in token.children if c.dep_ == "amod" or c.lower_ in _PART_SIDES):
+                if side in _PART_SIDES:
+                    return (0.0, share) if _PART_SIDES[side] == "earliest" else (1 - share, 1.0)
+                if side == "middle":
+                    return (1 / 3, 2 / 3)
+        if word in _MIDWAY:
             rest = [t for t in token.doc[token.i + 1 : token.i + 4] if t.lower_ not in ("the", "this")]
             if rest and rest[0].lower_ == "through" and (len(rest) == 1 or rest[1].is_punct
                                                           or rest[1].lemma_.lower() in _RECORDING_NOUNS):
-                return True
-    return False
+                return (1 / 3, 2 / 3)
+    return None
+
+
+def _names_part(token) -> bool:  # noqa: ANN001 - spacy.tokens.Token
+    """Whether an ordinal or end word picks out a part of the recording ("the last part")."""
+    return token.head is not token and token.head.lemma_.lower() in _PART_SHARES and token.head.i > token.i
 
 
 def _ordinal(tokens: list) -> tuple[End, int, bool, frozenset[str]] | None:

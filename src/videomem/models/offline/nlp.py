@@ -87,6 +87,8 @@ def stopwords() -> frozenset[str]:
 
 
 _WORD = re.compile(r"[a-z0-9]+")
+FIRST_PERSON = frozenset({"i", "me", "my", "myself", "mine"})
+"""The wearer of an egocentric camera, as captions written in the first person name them."""
 NUMBERS = {
     "once": 1, "twice": 2, "thrice": 3, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5,
     "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
@@ -156,6 +158,22 @@ def lemmas_of(texts: Sequence[str]) -> list[list[str]]:
             while len(_lemmas) > LEMMA_CACHE:
                 _lemmas.popitem(last=False)
     return [list(found[k]) for k in keys]
+
+
+_NOT_PEOPLE = frozenset({"GPE", "LOC", "FAC", "DATE", "TIME", "NORP", "PRODUCT"})
+"""Entity types of a proper noun that is a place, a time or a thing, not someone."""
+
+
+def person_names(texts: Sequence[str]) -> frozenset[str]:
+    """The lower-cased proper nouns of the texts that name someone: tagged PROPN and not
+    recognised as a place, a time or a product. The tagger reads a name by its place in the
+    sentence, so it may miss one in one sentence ("Shure pays …") that it reads in another
+    ("… with Shure and Tasha"): read over many texts at once. A name is written in title case:
+    capitals are on-screen text ("SHOPPING LIST"), not names."""
+    found: set[str] = set()
+    for doc in load_spacy().pipe(texts, batch_size=LEMMA_BATCH):
+        found |= {t.lower_ for t in doc if t.pos_ == "PROPN" and t.is_alpha and t.is_title and t.ent_type_ not in _NOT_PEOPLE}
+    return frozenset(found - FIRST_PERSON)
 
 
 def lemmas(text: str) -> list[str]:

@@ -20,7 +20,8 @@ the question's content words, or as many as the best item holds, or every word o
 happening itself, `_Read.core`: "the kettle" of "when was the kettle on the counter last
 used?"):
 * a question about an end of the timeline (`intent.time_position`: "most recently", "at the
-  very start", "originally", "in the end", "newest", …): those items ranked by time instead,
+  very start", "originally", "in the end", "newest", "how does the video end?", …): those items
+  ranked by time instead,
   latest (or earliest) first, weights 1, 1/2, 1/3, …; other items × 0.3 (by time of day when
   the question also names a part of the day: "first thing in the morning"; but by day for a
   habit that changed, "what did I use to drink in the morning?"). An ordinal past
@@ -43,12 +44,14 @@ used?"):
   the items about the question that end by that time, latest first, as for "most recently";
 * "morning", "noon", "afternoon", "evening", "night" (`daytime.PERIODS`): items recorded at that
   time of day keep their weight, others × 0.3;
-* the middle of the recording ("in the middle of the video", "halfway through",
-  `intent.asks_middle`): items whose midpoint lies in the middle third of what their video's
-  evidence covers keep their weight, others × 0.3;
+* a part of the recording (its middle, "in the middle of the video", "halfway through"; or a
+  part from one end, "the last part of the video", "the second half", `intent.recording_part`):
+  items whose midpoint lies in that share of what their video's evidence covers keep their
+  weight, others × 0.3;
 * a clause placing the question before or after another happening ("right before she boils the
   pasta", "after lunch", `intent.placing_clause`): the items holding every word of that
-  happening found, the other items of their video that end before it starts (or start after
+  happening found (but one spanning a finer one that holds it: a window ends after the
+  happening does), the other items of their video that end before it starts (or start after
   it ends) weigh 1, 1/2, 1/3, … nearest first, the rest × 0.3, and the happening's words are
   left out of what the question is about; not when the question also asks for an end of the
   timeline ("after the last time I cut fruit": the occasion in progress or the one before it).
@@ -69,7 +72,9 @@ used?"):
 * coverage: the weighted share of the option's distinguishing words in the sentence (words
   that every option has and stopwords are dropped; numbers and place words are kept, place words
   at half weight), + 0.5 when the whole option appears letters-and-digits-only ('ROOM418' =
-  'ROOM 418'), + 0.5 more when it equals a quoted string there (on-screen text, speech).
+  'ROOM 418'), + 0.5 more when it equals a quoted string there (on-screen text, speech); a
+  colour option's coverage is divided by the number of colours the sentence names, unless it
+  stands right before a word of the question ("a yellow card": the card's colour, `_said_of`).
 
 An option's lexical score adds up what the evidence as a whole says for it: its best support in
 each item, the three best items' summed with weights 1, 1/2, 1/4 (`AGREEMENT`), so an option
@@ -91,7 +96,11 @@ reads typed evidence fields, never a memory's prose:
   item carries (`Evidence.moments`: object memory's sightings) — merging moments that touch in
   time (one event spans several clips); the
   option naming that count scores 1 and the others 0 (a stray "6" in the evidence says nothing
-  about a count).
+  about a count). A count of people ("how many people …", "how many of us …",
+  `intent.counts_people`) is of those named in the best-weighted item holding the whole
+  happening (`_people`).
+* The option "Me" (the camera's wearer, `_first_person`) is found where a sentence says "I", as
+  a name is where it names someone, and takes the other options' mean MiniLM cosine.
 * Options that are all time ranges in any form `timeline.parse_range` reads ("12:30-13:00",
   "DAY2 11:00 to 11:30"), for a question that is not a count: each scores the best time
   overlap (IoU) with an item about the question, times that item's weight.
@@ -124,7 +133,8 @@ reads typed evidence fields, never a memory's prose:
   the options (MiniLM cosine at least 0.25, 0.1 ahead of any other option's: "Bob dropping by"
   for "Bob comes to visit").
 * Options that each list happenings in an order ("sanding the chair, then sweeping the floor",
-  "cutting -> gluing"; `_steps`), for a question that is not a count: each scores the share of
+  "cutting -> gluing"; where the question asks for an order, "in what order …?", also "market,
+  kitchen and terrace"; `_steps`), for a question that is not a count: each scores the share of
   its consecutive pairs that the evidence records in that order, each happening found at the
   start of the earliest interval that names it, as for an order question above.
 * A question asking which happening took the most or the least time
@@ -132,7 +142,9 @@ reads typed evidence fields, never a memory's prose:
   is measured on the runs (`_runs`, below) of the intervals whose text names it, its longest
   run or, for time spent, their sum; the option alone at that extreme scores 1, the others 0.
 * Options that each name a place in the recording ("around minute 4", "the 5-minute mark",
-  "at 04:10"; `position.recording_window`), for a question that is not a count: each scores how
+  "at 04:10"; `position.recording_window`; bare numbers where the question counts a unit into
+  the recording, "how many minutes into the video …?", `intent.counts_into`), for a question
+  that is not a count: each scores how
   well the midpoint of a run of evidence about the question (`_runs`, below) falls in its
   place (`daytime.closeness`, distances in units of the options' spacing), times the run's
   weight, best run first. Bare clocks ("around 10:30") that no evidence lies near as places in
@@ -147,7 +159,8 @@ reads typed evidence fields, never a memory's prose:
   it, no rule); a question about the time *between* two happenings ("how long between my
   lunch and the walk?", `intent.between_phrases`) is measured from the start of one's run to
   the other's, each run found on the items most about its own words, the two runs' weights
-  multiplied; any other asks how long something lasted, the duration of a run. A run (`_runs`)
+  multiplied; how long someone or something was away ("how long was the van gone?",
+  `intent.absent_words`) is the longest stretch between two items naming it (`_absence`); any other asks how long something lasted, the duration of a run. A run (`_runs`)
   is made of the intervals about the question (`Evidence.spans`, chosen as for a count: a
   10-min window whose finer captions name the activity only in its last 3 minutes gives those
   3 minutes) of the items most about it (the largest share of the happening's words,
@@ -196,12 +209,12 @@ from videomem.models.engines import TextEmbedder
 from videomem.models.offline.colours import PALETTE
 from videomem.models.offline.daytime import PERIODS, anchored_day, closeness, question_window, relative_window
 from videomem.models.offline.intent import (
-    SPEECH_CUES, Extreme, Relation, TimePosition, asks_about_speech, asks_later, asks_middle, between_phrases,
-    counted_unit, duration_extreme, modifier_words, noun_lemmas, placing_clause, question_intent, recording_words,
-    time_position,
+    PART_WORDS, SPEECH_CUES, Extreme, Relation, TimePosition, absent_words, asks_about_speech, asks_later, asks_sequence,
+    between_phrases, counted_unit, counts_into, counts_people, duration_extreme, modifier_words, noun_lemmas, placing_clause,
+    question_intent, recording_part, recording_words, time_position,
 )
 from videomem.models.offline.nlp import (
-    NUMBER, NUMBERS, forms, lemmas, number_value, quoted_spans, root, split_sentences, squash, stopwords,
+    FIRST_PERSON, NUMBER, NUMBERS, forms, lemmas, number_value, person_names, quoted_spans, root, split_sentences, squash, stopwords,
     unit_seconds, word_forms, words,
 )
 from videomem.models.offline.position import recording_window
@@ -257,6 +270,8 @@ _KEEP = PLACE_WORDS | frozenset(NUMBERS) | frozenset({"first", "last", "empty", 
 empty", "a phone call"), kept as content."""
 _ARTICLE = re.compile(r"^\s*(?:a|an|the)\s+", re.IGNORECASE)
 """An option's leading article, no part of its whole-option match."""
+_WE = frozenset({"we", "us", "our", "ours", "ourselves"})
+"""Words by which a question counts the camera's wearer among those it asks about."""
 _NONE_WORDS = frozenset({"never", "none", "zero", "not"})
 """Words of an option that says a count is nought ("Never", "None", "Not at all")."""
 _CUES = frozenset(PERIODS) | {"late", "early", "many", "time", "total"}
@@ -365,8 +380,13 @@ def _claimed(read: _Read) -> bool:
 def _beside(relation: Relation, anchors: np.ndarray, evidence: Sequence[Evidence]) -> np.ndarray:
     """Per item, where a clause places the question by the happening the `anchors` hold: 1,
     1/2, 1/3, … for the items of an anchor's video that end before it starts (`relation`
-    "before") or start after it ends ("after"), nearest first; 0 for the others."""
-    held = [a for a, anchor in zip(evidence, anchors) if anchor]
+    "before") or start after it ends ("after"), nearest first; 0 for the others. An anchor that
+    spans a finer one (a 10-min window over the clip that shows the happening) is left out: it
+    ends after the happening does, and the items beside it are not beside the happening."""
+    anchored = [a for a, anchor in zip(evidence, anchors) if anchor]
+    held = [a for a in anchored if not any(b is not a and b.video_id == a.video_id and a.t_start <= b.t_start
+                                           and b.t_end <= a.t_end and b.t_end - b.t_start < a.t_end - a.t_start
+                                           for b in anchored)]
     gaps = []
     for i, item in enumerate(evidence):
         ahead = [a.t_start - item.t_end if relation == "before" else item.t_start - a.t_end
@@ -380,19 +400,19 @@ def _beside(relation: Relation, anchors: np.ndarray, evidence: Sequence[Evidence
     return out
 
 
-def _in_middle(evidence: Sequence[Evidence]) -> np.ndarray:
-    """Per item, whether its midpoint lies in the middle third of the stretch its video's
-    evidence covers (the recording, as far as the evidence tells)."""
+def _in_part(evidence: Sequence[Evidence], part: tuple[float, float]) -> np.ndarray:
+    """Per item, whether its midpoint lies in the `part` (fractions from, to) of the stretch its
+    video's evidence covers (the recording, as far as the evidence tells)."""
     covered: dict[str, tuple[float, float]] = {}
     for e in evidence:
         lo, hi = covered.get(e.video_id, (e.t_start, e.t_end))
         covered[e.video_id] = (min(lo, e.t_start), max(hi, e.t_end))
-    middle = []
+    inside = []
     for e in evidence:
         lo, hi = covered[e.video_id]
-        third, at = (hi - lo) / 3, (e.t_start + e.t_end) / 2
-        middle.append(lo + third <= at <= hi - third)
-    return np.array(middle, bool)
+        at = (e.t_start + e.t_end) / 2
+        inside.append(lo + part[0] * (hi - lo) <= at <= lo + part[1] * (hi - lo))
+    return np.array(inside, bool)
 
 
 def _holds(item: Evidence, start: float, end: float) -> bool:
@@ -513,7 +533,8 @@ class OptionScorer:
         each in the form the evidence (`found`, the forms of its words) holds it, when it holds
         one (`_held`). A clock time is a time cue, not words to look for."""
         position = time_position(question)
-        cues = _CUES | (position.words if position else frozenset()) | recording_words(question)
+        cues = _CUES | (position.words if position else frozenset()) | recording_words(question) \
+            | (PART_WORDS if recording_part(question) else frozenset())
         untimed = _CLOCK.sub(" ", question)  # a clock time is a cue: "17" and "00" are no content
         nouns = noun_lemmas(question)
         return {_held(w, found, nouns) for w in self._content(untimed) if w not in cues and w not in PLACE_WORDS}
@@ -563,8 +584,8 @@ class OptionScorer:
                     weight[occasion] = 1.0 / (1.0 + abs(k - (position.nth - 1)))
         if times:
             weight *= np.where(holds, 1.0, OFF_CUE)
-        if asks_middle(question):
-            weight *= np.where(_in_middle(evidence), 1.0, OFF_CUE)
+        if (part := recording_part(question)) is not None:
+            weight *= np.where(_in_part(evidence, part), 1.0, OFF_CUE)
         if periods:
             hour = np.array([(e.t_start % DAY) / 3600 for e in evidence])
             inside = np.zeros(len(evidence), bool)
@@ -657,7 +678,10 @@ class OptionScorer:
         amounts = [option_seconds(o) for o in options]
         unit = counted_unit(question)
         numbers = [_option_number(o) for o in options]
-        if not all(amounts) and unit is not None and all(n is not None and n > 0 for n in numbers):
+        places = [recording_window(o) for o in options]
+        if unit is not None and None not in numbers and counts_into(question):  # "how many minutes into the video?"
+            places = [recording_window(f"{n} {unit}s into the video") for n in numbers]
+        elif not all(amounts) and unit is not None and all(n is not None and n > 0 for n in numbers):
             amounts = [n * unit_seconds(unit) for n in numbers]  # "how many minutes?" "4"
         intent = question_intent(question)
         relative = intent == "when" or all("ago" in words(o) for o in options)
@@ -669,7 +693,7 @@ class OptionScorer:
             lexical = np.array([1.0 if n == days else 0.0 for n in numbers])
         elif intent != "count" and all(ranges):
             lexical = np.array([self._overlap(r, evidence, read.weight * read.cover) for r in ranges])
-        elif intent != "count" and all(places := [recording_window(o) for o in options]):
+        elif intent != "count" and all(places):
             runs = _runs(evidence, read.weight * _most_about(read), read.core)
             clocks = [_CLOCK.search(o) for o in options]
             hours = [of_day(c.group(), [a for a, _ in places], evidence) if c else [] for c in clocks]  # type: ignore[misc]
@@ -679,6 +703,8 @@ class OptionScorer:
             lexical = self._placed(places, runs)  # type: ignore[arg-type]
         elif all(amounts) and not relative and (gap := self._between(question, amounts, evidence, read)) is not None:
             lexical = gap
+        elif all(amounts) and not relative and (away := _absence(question, read, evidence)) is not None:
+            lexical = _fit(away, amounts)
         elif all(amounts) and (now is not None or not relative):
             runs = _runs(evidence, read.weight * _most_about(read), read.core)
             lexical = self._elapsed(amounts, runs, now if relative else None)  # type: ignore[arg-type]
@@ -686,7 +712,8 @@ class OptionScorer:
                 and all(windows := [relative_window(o, now) or ago_window(o, now) for o in options]):
             lexical = self._dated(windows, evidence, read.weight * _most_about(read), read.core, now)  # type: ignore[arg-type]
         elif intent == "count" and None not in numbers:
-            count = self._counted(question, read, evidence) or self._moments(read.asked, evidence, read.cover)
+            count = (_people(question, read, evidence) if counts_people(question) else None) \
+                or self._counted(question, read, evidence) or self._moments(read.asked, evidence, read.cover)
             if count:
                 lexical = np.array([1.0 if n == count else 0.0 for n in numbers])
         elif intent == "who" and asks_about_speech(question):
@@ -696,7 +723,7 @@ class OptionScorer:
         elif (extreme := duration_extreme(question)) is not None \
                 and (lasted := self._lasted(extreme, options, evidence)) is not None:
             lexical = lasted
-        elif intent != "count" and min(map(len, sequences := [_steps(o) for o in options])) > 1 \
+        elif intent != "count" and min(map(len, sequences := [_steps(o, asks_sequence(question)) for o in options])) > 1 \
                 and (followed := self._followed(sequences, evidence)) is not None:
             lexical = followed
         elif intent == "order" or ((position := time_position(question)) is not None and position.sequence):
@@ -705,6 +732,11 @@ class OptionScorer:
                 lexical = ordered
         vectors = self.embedder.embed([*options, *(s.text for s in sentences)])
         semantic = (vectors[: len(options)] @ vectors[len(options) :].T * support[None, :]).max(axis=1)
+        mine = np.array([_first_person(o) for o in options])
+        if mine.any() and not mine.all():
+            # "Me" embeds as a pronoun, near no sentence that says what "I" did: it is told by
+            # its words alone, at the other options' mean closeness
+            semantic = np.where(mine, semantic[~mine].mean(), semantic)
         return lexical + SEMANTIC_WEIGHT * (semantic - semantic.mean()), semantic
 
     def choose(self, question: str, options: Sequence[str], evidence: Sequence[Evidence], now: float | None = None) -> int:
@@ -773,7 +805,7 @@ class OptionScorer:
             coverage = self._coverage(option, distinct, nouns, sentence)
             if not coverage:
                 continue
-            if colour:
+            if colour and not _said_of(wanted, asked, sentence):
                 # a sentence that names several colours ("the main colours are purple, white
                 # and black") says less of each than one that names a thing's one colour
                 coverage /= max(1, len(COLOURS & sentence.words))
@@ -792,6 +824,8 @@ class OptionScorer:
         total = sum(weights.values())
         score = sum(weights[w] for w in distinct if _held(w, sentence.words, nouns) in sentence.words) / total if total else 0.0
         whole = squash(_ARTICLE.sub("", option))  # "A sponge" is as much in "the sponge" as "A hose" in "the hose"
+        if _first_person(option):  # "Me" is whole where the sentence says "I", as a name is where it names them
+            return score + 0.5 * bool(sentence.words & FIRST_PERSON)
         if len(whole) >= 3 and whole in sentence.squashed:
             score += 0.5
             if whole in sentence.quotes:
@@ -1068,6 +1102,70 @@ class OptionScorer:
         return read.sentences[best].text
 
 
+def _people(question: str, read: _Read, evidence: Sequence[Evidence]) -> int | None:
+    """How many people the question counts ("how many people had lunch with me?"): those named
+    (`nlp.person_names`, or speaking) in the best-weighted item that holds the happening, but
+    for the ones the question names itself. The camera's wearer is one of them where the item
+    says "I" and the question does not: "with me", "did I see" count the others, "how many of
+    us" counts the wearer too. None when no item holds the happening (or no word of it is
+    held anywhere) or names anyone."""
+    holders = [i for i in range(len(evidence)) if read.core_cover[i] >= 1.0]
+    if not read.core or not holders:
+        return None
+    item = evidence[min(holders, key=lambda i: (-read.weight[i], i))]
+    said = set(words(question))
+    named = set(words(item.text)) | _speakers([item])
+    people = (named & (person_names([e.text for e in evidence]) | _speakers(evidence))) - said
+    wearer = bool(named & FIRST_PERSON) and (bool(said & _WE) or not said & FIRST_PERSON)
+    return len(people) + wearer or None
+
+
+def _speakers(evidence: Sequence[Evidence]) -> set[str]:
+    """The words of the names of those who speak in the items' transcript lines."""
+    return {w for e in evidence for line in e.speech if line.speaker for w in words(line.speaker)}
+
+
+def _absence(question: str, read: _Read, evidence: Sequence[Evidence]) -> float | None:
+    """How long who or what the question asks about was away ("how long was the grey car
+    gone?", `intent.absent_words`): the longest stretch between two items of one video that
+    both name it, with none naming it between (it was seen leaving, then seen again); None when
+    no item names it or no such stretch lies between two that do."""
+    said = absent_words(question)
+    if not said:
+        return None
+    nouns = noun_lemmas(question)
+    found = set().union(*read.item_words) if read.item_words else set()
+    wanted = {_held(w, found, nouns) for w in said}
+    longest = None
+    for video in {e.video_id for e in evidence}:
+        seen = sorted((e.t_start, e.t_end) for e, w in zip(evidence, read.item_words) if e.video_id == video and wanted <= w)
+        reach = None
+        for start, end in seen:
+            if reach is not None and start - reach > TOUCH:
+                longest = max(longest or 0.0, start - reach)
+            reach = end if reach is None else max(reach, end)
+    return longest
+
+
+def _said_of(wanted: AbstractSet[str], asked: AbstractSet[str], sentence: _Sentence) -> bool:
+    """Whether a word of the option (a colour) stands right before a word of the question in
+    the sentence, a shade or another colour between them: "a yellow card" says the card's
+    colour, whatever other colours the sentence names for other things ("a white player")."""
+    tokens = sentence.tokens
+    for i, token in enumerate(tokens):
+        if token & wanted:
+            following = [t for t in tokens[i + 1 : i + 3] if not t & (SHADES | COLOURS)][:1]
+            if following and following[0] & asked:
+                return True
+    return False
+
+
+def _first_person(option: str) -> bool:
+    """Whether an option names the camera's wearer only ("Me", "Myself", "I")."""
+    said = words(option)
+    return bool(said) and set(said) <= FIRST_PERSON
+
+
 def _held(word: str, found: AbstractSet[str], nouns: frozenset[str]) -> str:
     """The form by which evidence words (`found`, `nlp.forms`) hold a question's or an option's
     word (`_held(w, found, nouns) in found`: whether they hold it): the word itself, or, for a
@@ -1080,15 +1178,20 @@ def _held(word: str, found: AbstractSet[str], nouns: frozenset[str]) -> str:
 
 _STEP_BREAK = re.compile(r"\s*(?:,|;)?\s*(?:\band\s+)?\b(?:then|afterwards|followed\s+by|before|after\s+that)\b\s*|\s*(?:->|→|=>|>)\s*",
                          re.IGNORECASE)
+_LIST_BREAK = re.compile(r"\s*,\s*(?:and\s+)?|\s+and\s+", re.IGNORECASE)
 _STEP_OPENING = re.compile(r"^\s*(?:first(?:ly)?|at\s+first|finally|lastly)\b[\s,]*", re.IGNORECASE)
 
 
-def _steps(option: str) -> list[str]:
+def _steps(option: str, listed: bool = False) -> list[str]:
     """The happenings an option lists in an order ("First sanding, then sweeping", "cutting →
     gluing → painting"): its parts between "then", "followed by", "before", "after that" or an
-    arrow; one part for an option that lists no order."""
+    arrow, and where the question asks for an order (`listed`, "in what order …?") between
+    commas and an "and" too ("market, kitchen and terrace"); one part for an option that lists
+    no order."""
     parts = [_STEP_OPENING.sub("", part).strip(" ,.;") for part in _STEP_BREAK.split(strip_label(option))]
-    return [part for part in parts if part]
+    if listed:
+        parts = [piece for part in parts for piece in _LIST_BREAK.split(part)]
+    return [part.strip(" ,.;") for part in parts if part.strip(" ,.;")]
 
 
 def _fit(measured: float, amounts: Sequence[float]) -> np.ndarray:

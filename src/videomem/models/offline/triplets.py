@@ -23,10 +23,9 @@ import re
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 
-from videomem.models.offline.nlp import load_spacy, quoted_spans, script_parts
+from videomem.models.offline.nlp import FIRST_PERSON, load_spacy, quoted_spans, script_parts
 from videomem.models.tasks.episodic import Triplet
 
-FIRST_PERSON = {"i", "me", "my", "myself", "mine"}
 _MODIFIERS = {"compound", "amod", "nummod", "poss", "nmod"}
 _SUBJECTS = {"nsubj", "nsubjpass", "csubj"}
 _OBJECTS = {"dobj", "attr", "acomp", "oprd", "dative", "xcomp"}
