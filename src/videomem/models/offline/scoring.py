@@ -144,10 +144,9 @@ reads typed evidence fields, never a memory's prose:
 * Options that each name a place in the recording ("around minute 4", "the 5-minute mark",
   "at 04:10"; `position.recording_window`; bare numbers where the question counts a unit into
   the recording, "how many minutes into the video …?", `intent.counts_into`), for a question
-  that is not a count: each scores how
-  well the midpoint of a run of evidence about the question (`_runs`, below) falls in its
-  place (`daytime.closeness`, distances in units of the options' spacing), times the run's
-  weight, best run first. Bare clocks ("around 10:30") that no evidence lies near as places in
+  that is not a count: each scores how well the midpoint of a run of evidence about the
+  question (`_runs`, below) falls in its place (`daytime.closeness`, distances in units of the
+  options' spacing), times the run's weight, best run first. Bare clocks ("around 10:30") that no evidence lies near as places in
   the recording, but near as times of day (`of_day`), are compared on the clock of the day.
 * Bare numbers where the question counts days ("on how many days did I go jogging?",
   `intent.counted_unit`): the days on which items holding the whole happening (`_Read.core`)
@@ -160,7 +159,8 @@ reads typed evidence fields, never a memory's prose:
   lunch and the walk?", `intent.between_phrases`) is measured from the start of one's run to
   the other's, each run found on the items most about its own words, the two runs' weights
   multiplied; how long someone or something was away ("how long was the van gone?",
-  `intent.absent_words`) is the longest stretch between two items naming it (`_absence`); any other asks how long something lasted, the duration of a run. A run (`_runs`)
+  `intent.absent_words`) is the longest stretch between two items naming it (`_absence`); any
+  other asks how long something lasted, the duration of a run. A run (`_runs`)
   is made of the intervals about the question (`Evidence.spans`, chosen as for a count: a
   10-min window whose finer captions name the activity only in its last 3 minutes gives those
   3 minutes) of the items most about it (the largest share of the happening's words,
@@ -684,6 +684,7 @@ class OptionScorer:
         elif not all(amounts) and unit is not None and all(n is not None and n > 0 for n in numbers):
             amounts = [n * unit_seconds(unit) for n in numbers]  # "how many minutes?" "4"
         intent = question_intent(question)
+        listed = asks_sequence(question)  # "in what order …?": options may list happenings between commas
         relative = intent == "when" or all("ago" in words(o) for o in options)
         polarity = [_polarity(o) for o in options]
         if read.claim and set(polarity) == {True, False}:  # "Did I bake a cake?" "Yes" / "No"
@@ -723,7 +724,7 @@ class OptionScorer:
         elif (extreme := duration_extreme(question)) is not None \
                 and (lasted := self._lasted(extreme, options, evidence)) is not None:
             lexical = lasted
-        elif intent != "count" and min(map(len, sequences := [_steps(o, asks_sequence(question)) for o in options])) > 1 \
+        elif intent != "count" and min(map(len, sequences := [_steps(o, listed) for o in options])) > 1 \
                 and (followed := self._followed(sequences, evidence)) is not None:
             lexical = followed
         elif intent == "order" or ((position := time_position(question)) is not None and position.sequence):
