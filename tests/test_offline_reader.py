@@ -918,6 +918,20 @@ def test_a_count_of_people_is_of_those_named_where_it_happened(language: Offline
     assert language.answer("How many others did I cycle to the market with?", options, day).answer == "1"
 
 
+def test_a_yes_or_no_question_is_read_at_the_time_it_names_and_hears_a_negation(language: OfflineLanguage) -> None:
+    """Yes only from an item at the time the question names, and not from a sentence that says
+    nobody did it: the hallway's idle window says no one walked there between 14:30 and 15:30."""
+    hall = [Evidence(14 * 3600, 16 * 3600, "The hallway is empty; nobody walks down the hallway.", "episodic", 0.7, "v",
+                     scale=3600.0),
+            item(13 * 3600 + 600, "Lena walks down the hallway with a basket.", 0.6),
+            item(16 * 3600 + 1800, "Lena walks down the hallway to the door.", 0.5),
+            item(9 * 3600, "Lena did not water the ferns; she forgot.", 0.4)]
+    said = ["Yes", "No"]
+    assert language.answer("Did anyone walk down the hallway between 14:30 and 15:30?", said, hall).answer == "No"
+    assert language.answer("Did Lena walk down the hallway around 13:10?", said, hall).answer == "Yes"
+    assert language.answer("Did Lena water the ferns?", said, hall).answer == "No"
+
+
 def test_a_habit_that_changed_is_read_over_the_days_when_a_part_of_the_day_is_named(language: OfflineLanguage) -> None:
     """The old habit of the mornings is that of the earliest days, not of the earliest hour of
     any morning (the new tea is drunk an hour earlier than the old coffee was)."""

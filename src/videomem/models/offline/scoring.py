@@ -115,8 +115,9 @@ reads typed evidence fields, never a memory's prose:
   did I last use the knife?", asked holding it), not one it asks about.
 * Options that say yes and no ("Yes" / "No, she didn't", `_polarity`): yes when one evidence
   item holds every content word of the question, whether or not others hold them
-  (`_Read.claim`), and lies beside the happening a clause places the question before or after,
-  when one does; no otherwise.
+  (`_Read.claim`), lies at the time the question names (`_Read.fits`), lies beside the
+  happening a clause places the question before or after when one does, and says it without a
+  negation ("no one comes"); no otherwise.
 * A who-question about speech (intent `who` and a verb of speech, `intent.asks_about_speech`:
   "who brought up the concert", "which person was talking about …"): each option scores by the transcript lines whose
   speaker it names (`Evidence.speech`), the share of the question's content words in the
@@ -272,6 +273,8 @@ _ARTICLE = re.compile(r"^\s*(?:a|an|the)\s+", re.IGNORECASE)
 """An option's leading article, no part of its whole-option match."""
 _WE = frozenset({"we", "us", "our", "ours", "ourselves"})
 """Words by which a question counts the camera's wearer among those it asks about."""
+_NEGATION = re.compile(r"\b(?:no|not|never|nobody|nothing|none|neither|nor|no one)\b|n't\b", re.IGNORECASE)
+"""A sentence that says a happening did not happen, or that no one was there."""
 _NONE_WORDS = frozenset({"never", "none", "zero", "not"})
 """Words of an option that says a count is nought ("Never", "None", "Not at all")."""
 _CUES = frozenset(PERIODS) | {"late", "early", "many", "time", "total"}
@@ -373,8 +376,16 @@ def _polarity(option: str) -> bool | None:
 
 def _claimed(read: _Read) -> bool:
     """Whether one evidence item holds every word of what the question says happened (its
-    `claim`) — and lies beside the happening a clause places it before or after, when one does."""
-    return any(read.claim <= w and (read.beside is None or read.beside[i] > 0) for i, w in enumerate(read.item_words))
+    `claim`), at the time the question names (`_Read.fits`), beside the happening a clause
+    places it before or after when one does, and says it without a negation in the sentences
+    that hold those words ("the box lies at the front door; no one comes" says nobody was
+    there)."""
+    for i, said in enumerate(read.item_words):
+        if not (read.claim <= said and read.fits[i] and (read.beside is None or read.beside[i] > 0)):
+            continue
+        if not any(_NEGATION.search(s.text) for s in read.sentences if s.item == i and s.words & read.claim):
+            return True
+    return False
 
 
 def _beside(relation: Relation, anchors: np.ndarray, evidence: Sequence[Evidence]) -> np.ndarray:
@@ -512,6 +523,8 @@ class _Read:
     claim: set[str]
     """What the question says happened: its content words, held by the evidence or not (but
     those of a happening it is placed before or after)."""
+    fits: np.ndarray
+    """Per evidence item: whether it lies where every time the question names puts it."""
     beside: np.ndarray | None
     """Per evidence item, when a clause places the question before or after another happening:
     its place beside that happening (`_beside`), 0 for an item not beside it."""
@@ -539,10 +552,14 @@ class OptionScorer:
         nouns = noun_lemmas(question)
         return {_held(w, found, nouns) for w in self._content(untimed) if w not in cues and w not in PLACE_WORDS}
 
-    def _weights(self, question: str, evidence: Sequence[Evidence], about: np.ndarray, whole: np.ndarray) -> np.ndarray:
+    def _weights(
+        self, question: str, evidence: Sequence[Evidence], about: np.ndarray, whole: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
         """Per item, its rank within its memory reweighed by the question's cues (module
-        docstring); `about`: the items about the question, `whole`: those that hold the whole
-        happening (`_Read.core`), the occasions an ordinal counts."""
+        docstring), and whether it lies where every time the question names puts it (the day,
+        the clock time or stretch, the part of the day or of the recording); `about`: the items
+        about the question, `whole`: those that hold the whole happening (`_Read.core`), the
+        occasions an ordinal counts."""
         said = set(lemmas(question))  # "in the mornings" names the morning too
         relevant = [i for i in range(len(evidence)) if about[i]]
         periods = [PERIODS[w] for w in said if w in PERIODS]
@@ -582,16 +599,21 @@ class OptionScorer:
             else:  # "the second time": occasions of the happening counted from that end, its neighbours after it
                 for k, occasion in enumerate(_occasions([i for i in order if whole[i]] or order, evidence)):
                     weight[occasion] = 1.0 / (1.0 + abs(k - (position.nth - 1)))
+        fits = on_day.copy()
         if times:
             weight *= np.where(holds, 1.0, OFF_CUE)
+            fits &= holds
         if (part := recording_part(question)) is not None:
-            weight *= np.where(_in_part(evidence, part), 1.0, OFF_CUE)
+            in_part = _in_part(evidence, part)
+            weight *= np.where(in_part, 1.0, OFF_CUE)
+            fits &= in_part
         if periods:
             hour = np.array([(e.t_start % DAY) / 3600 for e in evidence])
             inside = np.zeros(len(evidence), bool)
             for lo, hi in periods:
                 inside |= ((hour >= lo) & (hour < hi)) | ((hour + 24 >= lo) & (hour + 24 < hi))
             weight *= np.where(inside, 1.0, OFF_CUE)
+            fits &= inside
         weight *= np.where(on_day, 1.0, OFF_CUE)
         spans = np.array([max(e.t_end - e.t_start, 0.0) for e in evidence])
         specific = np.full(len(evidence), SPECIFIC_S)
@@ -600,7 +622,7 @@ class OptionScorer:
             # nor need be more finely than the stretch the question names
             asked = max(b - a for a, b in stretches)
             specific[holds] = max(SPECIFIC_S, asked, spans[holds].min())
-        return weight * np.sqrt(specific / np.maximum(spans, specific))
+        return weight * np.sqrt(specific / np.maximum(spans, specific)), fits
 
     def _read(self, question: str, evidence: Sequence[Evidence]) -> _Read:
         # An item's words are its sentences' words: lemmatising the whole text as well would
@@ -641,13 +663,13 @@ class OptionScorer:
         # an item that holds the happening is about it, whether or not it names what picks out its thing
         about = ((item_cover >= min(0.5, best)) & (item_cover > 0)) | (core_cover >= 1.0) if asked \
             else np.ones(len(evidence), bool)
-        weight = self._weights(question, evidence, about, core_cover >= 1.0)
+        weight, fits = self._weights(question, evidence, about, core_cover >= 1.0)
         if beside is not None:
             weight = np.where(beside > 0, beside, weight * OFF_CUE)
         share = np.array([_share(asked, s.words, item_words[s.item]) for s in sentences])
         support = (0.3 + 0.7 * share) * np.array([weight[s.item] for s in sentences]) if sentences else np.zeros(0)
         return _Read(sentences, support, share, item_words, weight, item_cover, asked, core, core_cover,
-                     position is not None, claim, beside)
+                     position is not None, claim, fits, beside)
 
     # ------------------------------------------------------------ options
 
