@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from videomem.models.offline.intent import (
-    Extreme, absent_words, asks_about_speech, between_phrases, counted_unit, counts_into, counts_people, duration_extreme, modifier_words,
+    Extreme, absent_words, adverb_places, asks_about_speech, between_phrases, counted_unit, counts_into, counts_people, duration_extreme, modifier_words,
     placing_clause, question_intent, recording_part, recording_words,
     time_position,
 )
@@ -29,6 +29,10 @@ from videomem.models.offline.intent import (
         ("What has Lucia been reading lately?", "latest"),
         ("What did Anna do last?", "latest"),
         ("Which snack did Jake eventually choose?", "latest"),
+        ("What is Omar cooking at the moment?", "latest"),
+        ("Who holds the remote at present?", "latest"),
+        ("How does the film end?", "latest"),
+        ("How does the clip open?", "earliest"),
     ],
 )
 def test_an_end_of_the_timeline_is_read_from_varied_phrasing(question: str, end: str) -> None:
@@ -46,6 +50,8 @@ def test_an_end_of_the_timeline_is_read_from_varied_phrasing(question: str, end:
         "Which came later, the rain or the barbecue?",  # a comparison, not an end
         "What did Alice cook on the first day?",  # which day, not which occurrence
         "Where did we eat on our last evening?",
+        "What was Omar doing at the moment the bell rang?",  # a moment named, not now
+        "What happens in the last part of the video?",  # a part of the recording (recording_part)
     ],
 )
 def test_no_end_of_the_timeline_without_one(question: str) -> None:
@@ -138,6 +144,15 @@ def test_which_happening_took_the_most_or_least_time(question: str, extreme: Ext
 )
 def test_the_unit_of_time_a_question_counts(question: str, unit: str | None) -> None:
     assert counted_unit(question) == unit
+
+
+@pytest.mark.parametrize(
+    ("question", "places"),
+    [("Who carried the chairs inside?", {"inside"}), ("When did the cat go outside?", {"outside"}),
+     ("What was inside the drawer?", set()), ("Who stood outside the bakery?", set())],
+)
+def test_inside_or_outside_said_of_a_verb_is_where_something_went(question: str, places: set[str]) -> None:
+    assert adverb_places(question) == frozenset(places)
 
 
 @pytest.mark.parametrize(

@@ -918,6 +918,16 @@ def test_a_count_of_people_is_of_those_named_where_it_happened(language: Offline
     assert language.answer("How many others did I cycle to the market with?", options, day).answer == "1"
 
 
+def test_inside_said_of_the_verb_is_where_the_thing_went(language: OfflineLanguage) -> None:
+    """"inside" is what the question asks about here, not a place word an option might carry:
+    the clip of the chairs going inside answers, not the clip retrieved first."""
+    yard = [item(600, "A neighbour leaves folding chairs by the gate.", 0.8),
+            item(1200, "Noor lifts the folding chairs and takes them inside.", 0.5),
+            item(1800, "Bilal waters the hedge.", 0.4)]
+    options = ["The neighbour", "Noor", "Bilal"]
+    assert language.answer("Who carried the seats inside?", options, yard).answer == "Noor"
+
+
 def test_a_yes_or_no_question_is_read_at_the_time_it_names_and_hears_a_negation(language: OfflineLanguage) -> None:
     """Yes only from an item at the time the question names, and not from a sentence that says
     nobody did it: the hallway's idle window says no one walked there between 14:30 and 15:30."""

@@ -63,6 +63,8 @@ _END_NOUNS = frozenset({"end", "close", "finish"})
 _BOUNDARY_PREPOSITIONS = frozenset({"at", "in", "from", "by", "towards", "toward", "near"})
 _START_VERBS = frozenset({"begin", "start"})
 _SEQUENCE_WORDS = frozenset({"order", "sequence", "succession"})
+_NOW_NOUNS = frozenset({"moment", "present"})
+"""Nouns of "at the moment", "at present": now, the latest occurrence."""
 _ABSENT = frozenset({"away", "gone", "absent", "missing", "out"})
 """Words saying someone or something was not there ("how long was the car gone?")."""
 _STAY_VERBS = frozenset({"stay", "remain", "keep", "be", "go", "take"})
@@ -217,6 +219,14 @@ def absent_words(question: str) -> frozenset[str] | None:
     return None
 
 
+def adverb_places(question: str) -> frozenset[str]:
+    """"inside" and "outside" said of a verb with nothing after them ("who brought the box
+    inside?", "when did the dog go outside?"): where something went, content to look for, unlike
+    a place a preposition opens ("inside the box"), which an option as easily holds."""
+    return frozenset(t.lower_ for t in _parse(question)
+                     if t.lower_ in ("inside", "outside") and not any(c.dep_ == "pobj" for c in t.children))
+
+
 def counts_into(question: str) -> bool:
     """Whether the unit a question counts measures a place in the recording, not a duration:
     "how many minutes into the video …?", "how many seconds in does …?"."""
@@ -329,6 +339,9 @@ def time_position(question: str) -> TimePosition | None:
             found["earliest" if token.lemma_.lower() in _START_NOUNS else "latest"].add(token.lemma_.lower())
         elif token.lemma_.lower() in _START_VERBS and i and lower[i - 1] == "to" and lower[i + 1 : i + 2] == ["with"]:
             found["earliest"].add(token.lemma_.lower())
+        elif word in _NOW_NOUNS and i and lower[i - 1] in ("the", "at") and token.head.lower_ == "at" \
+                and (token.i + 1 == len(token.doc) or token.doc[token.i + 1].is_punct):
+            found["latest"].add(word)  # "at the moment?", "at present"; not "at the moment she left"
         elif token.lemma_.lower() in _START_VERBS | _OPEN_VERBS | _END_VERBS and any(
                 c.dep_ in ("nsubj", "compound") and c.lemma_.lower() in _RECORDING_NOUNS for c in token.children):
             # "how does the video end?", "how does the clip open?": the recording's own ends

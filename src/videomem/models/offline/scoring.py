@@ -20,9 +20,8 @@ the question's content words, or as many as the best item holds, or every word o
 happening itself, `_Read.core`: "the kettle" of "when was the kettle on the counter last
 used?"):
 * a question about an end of the timeline (`intent.time_position`: "most recently", "at the
-  very start", "originally", "in the end", "newest", "how does the video end?", …): those items
-  ranked by time instead,
-  latest (or earliest) first, weights 1, 1/2, 1/3, …; other items × 0.3 (by time of day when
+  very start", "originally", "in the end", "newest", "at the moment", "how does the video
+  end?", …): those items ranked by time instead, latest (or earliest) first, weights 1, 1/2, 1/3, …; other items × 0.3 (by time of day when
   the question also names a part of the day: "first thing in the morning"; but by day for a
   habit that changed, "what did I use to drink in the morning?"). An ordinal past
   the first ("the second time", "the penultimate visit", `TimePosition.nth`) counts occasions
@@ -210,7 +209,7 @@ from videomem.models.engines import TextEmbedder
 from videomem.models.offline.colours import PALETTE
 from videomem.models.offline.daytime import PERIODS, anchored_day, closeness, question_window, relative_window
 from videomem.models.offline.intent import (
-    PART_WORDS, SPEECH_CUES, Extreme, Relation, TimePosition, absent_words, asks_about_speech, asks_later, asks_sequence,
+    PART_WORDS, SPEECH_CUES, Extreme, Relation, TimePosition, absent_words, adverb_places, asks_about_speech, asks_later, asks_sequence,
     between_phrases, counted_unit, counts_into, counts_people, duration_extreme, modifier_words, noun_lemmas, placing_clause,
     question_intent, recording_part, recording_words, time_position,
 )
@@ -542,7 +541,8 @@ class OptionScorer:
 
     def _claim(self, question: str, found: AbstractSet[str]) -> set[str]:
         """What the question is about: its content words, without cue and place words (an option
-        carries 'in' or 'on'; the question's own 'in the evening' would only dilute the match),
+        carries 'in' or 'on'; the question's own 'in the evening' would only dilute the match;
+        but "inside" and "outside" where something went, `intent.adverb_places`),
         each in the form the evidence (`found`, the forms of its words) holds it, when it holds
         one (`_held`). A clock time is a time cue, not words to look for."""
         position = time_position(question)
@@ -550,7 +550,8 @@ class OptionScorer:
             | (PART_WORDS if recording_part(question) else frozenset())
         untimed = _CLOCK.sub(" ", question)  # a clock time is a cue: "17" and "00" are no content
         nouns = noun_lemmas(question)
-        return {_held(w, found, nouns) for w in self._content(untimed) if w not in cues and w not in PLACE_WORDS}
+        places = PLACE_WORDS - adverb_places(question)
+        return {_held(w, found, nouns) for w in self._content(untimed) if w not in cues and w not in places}
 
     def _weights(
         self, question: str, evidence: Sequence[Evidence], about: np.ndarray, whole: np.ndarray
