@@ -163,10 +163,16 @@ def _opens_clause(token) -> bool:  # noqa: ANN001 - spacy.tokens.Token
 def counted_unit(question: str) -> str | None:
     """The unit of time a question counts ("how many minutes …", "for how many hours …"), whose
     options may be bare numbers ("4"); None when it counts none."""
+    counted = _counted_time(question)
+    return counted[0].lemma_.lower() if counted else None
+
+
+def _counted_time(question: str):  # noqa: ANN202 - (spacy.tokens.Token, Token | None) | None
+    """The unit token of "how many <unit of time>" and the word after it (punctuation aside)."""
     tokens = [t for t in _parse(question) if not t.is_punct]
-    for how, many, unit in zip(tokens, tokens[1:], tokens[2:]):
+    for i, (how, many, unit) in enumerate(zip(tokens, tokens[1:], tokens[2:])):
         if how.lower_ == "how" and many.lower_ == "many" and unit.lemma_.lower() in _TIME_UNITS:
-            return unit.lemma_.lower()
+            return unit, (tokens[i + 3] if i + 3 < len(tokens) else None)
     return None
 
 
@@ -230,15 +236,15 @@ def adverb_places(question: str) -> frozenset[str]:
 def counts_into(question: str) -> bool:
     """Whether the unit a question counts measures a place in the recording, not a duration:
     "how many minutes into the video …?", "how many seconds in does …?"."""
-    tokens = [t for t in _parse(question) if not t.is_punct]
-    for how, many, unit, after in zip(tokens, tokens[1:], tokens[2:], tokens[3:]):
-        if how.lower_ == "how" and many.lower_ == "many" and unit.lemma_.lower() in _TIME_UNITS:
-            objects = [c for c in after.children if c.dep_ == "pobj"]
-            if after.lower_ == "into" and all(o.lemma_.lower() in _RECORDING_NOUNS for o in objects):
-                return True
-            # "how many seconds in does …": the parser may take the verb's auxiliary for the object of "in"
-            return after.lower_ == "in" and all(o.pos_ in ("AUX", "VERB") for o in objects)
-    return False
+    counted = _counted_time(question)
+    if counted is None or counted[1] is None:
+        return False
+    after = counted[1]
+    objects = [c for c in after.children if c.dep_ == "pobj"]
+    if after.lower_ == "into" and all(o.lemma_.lower() in _RECORDING_NOUNS for o in objects):
+        return True
+    # "how many seconds in does …": the parser may take the verb's auxiliary for the object of "in"
+    return after.lower_ == "in" and all(o.pos_ in ("AUX", "VERB") for o in objects)
 
 
 def _asks_number(token) -> bool:  # noqa: ANN001 - spacy.tokens.Token

@@ -171,7 +171,7 @@ def person_names(texts: Sequence[str]) -> frozenset[str]:
     ("… with Shure and Tasha"): read over many texts at once. A name is written in title case:
     capitals are on-screen text ("SHOPPING LIST"), not names."""
     found: set[str] = set()
-    for doc in load_spacy().pipe(texts, batch_size=LEMMA_BATCH):
+    for doc in load_spacy().pipe(texts, disable=["parser"], batch_size=LEMMA_BATCH):  # tags and entities only
         found |= {t.lower_ for t in doc if t.pos_ == "PROPN" and t.is_alpha and t.is_title and t.ent_type_ not in _NOT_PEOPLE}
     return frozenset(found - FIRST_PERSON)
 

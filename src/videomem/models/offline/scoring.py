@@ -1214,8 +1214,8 @@ def _steps(option: str, listed: bool = False) -> list[str]:
     no order."""
     parts = [_STEP_OPENING.sub("", part).strip(" ,.;") for part in _STEP_BREAK.split(strip_label(option))]
     if listed:
-        parts = [piece for part in parts for piece in _LIST_BREAK.split(part)]
-    return [part.strip(" ,.;") for part in parts if part.strip(" ,.;")]
+        parts = [piece.strip(" ,.;") for part in parts for piece in _LIST_BREAK.split(part)]
+    return [part for part in parts if part]
 
 
 def _fit(measured: float, amounts: Sequence[float]) -> np.ndarray:
