@@ -7,8 +7,8 @@ import pytest
 
 from videomem.models.offline.intent import (
     Extreme, absent_words, adverb_places, asks_about_speech, between_phrases, counted_unit, counts_into, counts_people, duration_extreme, modifier_words,
-    placing_clause, question_intent, recording_part, recording_words,
-    time_position,
+    asks_summary, meal_time, placing_clause, question_actor, question_intent, recording_part, recording_stretch, recording_words,
+    relative_day, time_position,
 )
 
 
@@ -326,3 +326,63 @@ def test_a_part_of_the_recording_named_from_one_end(question: str, part: tuple[f
 )
 def test_the_words_that_name_the_recording_itself(question: str, named: set[str]) -> None:
     assert recording_words(question) == named
+
+
+@pytest.mark.parametrize(
+    ("question", "day"),
+    [("What did Ravi cook yesterday?", "yesterday"), ("Where did I park the bike last night?", "last night"),
+     ("Who did I play chess with today?", "today"), ("Which shop did we visit yesterday afternoon?", "yesterday afternoon"),
+     ("This morning, what did Noor water?", "this morning"),
+     ("What did I fix the day before yesterday?", "the day before yesterday"),
+     ("What are Noor's errands for today?", None), ("Who noticed that the bins were not emptied yesterday?", None),
+     ("What does Ravi want us to rehearse tonight?", None), ("What have I read since yesterday?", None),
+     ("Who skipped today's rehearsal?", None)],
+)
+def test_a_day_said_relative_to_now_of_the_main_verb(question: str, day: str | None) -> None:
+    assert relative_day(question) == day
+
+
+@pytest.mark.parametrize(
+    ("question", "meal"),
+    [("What did we have for dinner?", "dinner"), ("Who knocked over the jug during breakfast?", "breakfast"),
+     ("At lunch, what did Ravi drink?", "lunch"), ("What do we plan to cook for dinner?", None),
+     ("What did I tidy after lunch?", None), ("Where did I have breakfast?", "breakfast"),
+     ("What did I buy for dinner?", None)],
+)
+def test_a_meal_at_whose_hours_the_question_is_placed(question: str, meal: str | None) -> None:
+    assert meal_time(question) == meal
+
+
+@pytest.mark.parametrize(
+    ("question", "actor"),
+    [("What did I order from the bakery?", "i"), ("Which tool did Noor borrow?", "noor"), ("What did we eat?", "we"),
+     ("Who borrowed the drill?", None), ("What did the courier leave?", None), ("What do you see on the shelf?", None)],
+)
+def test_whose_doing_the_question_asks_about(question: str, actor: str | None) -> None:
+    assert question_actor(question) == actor
+
+
+@pytest.mark.parametrize(
+    ("question", "summary"),
+    [("What was the evening mostly about?", True), ("Overall, how did Noor spend the weekend?", True),
+     ("Which best sums up the hike?", True), ("Which choice best summarises the footage?", True),
+     ("What is the central theme of the talk?", True), ("Which best describes the last hour of the recording?", True),
+     ("Who mostly washes the dishes?", False), ("Which best describes Ravi's jacket?", False),
+     ("What is the main reason Noor left early?", False), ("What did Ravi put on the table?", False),
+     ("What happens during the final third of the film?", True), ("What happened at 14:10?", False),
+     ("What happened in the kitchen?", False)],
+)
+def test_a_question_that_asks_what_a_stretch_was_mostly_about(question: str, summary: bool) -> None:
+    assert asks_summary(question) is summary
+
+
+@pytest.mark.parametrize(
+    ("question", "stretch"),
+    [("What happens in the final three minutes of the video?", ("latest", 180.0)),
+     ("Which best describes the first twenty minutes?", ("earliest", 1200.0)),
+     ("What is on screen during the opening minute?", ("earliest", 60.0)),
+     ("What did Noor do in the last hour?", ("latest", 3600.0)),
+     ("What happened in the first ten minutes of the match?", None), ("When was the last time Ravi swam?", None)],
+)
+def test_a_stretch_of_time_named_from_one_end(question: str, stretch: tuple[str, float] | None) -> None:
+    assert recording_stretch(question) == stretch

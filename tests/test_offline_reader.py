@@ -984,3 +984,56 @@ def test_the_recording_a_question_names_is_no_word_to_look_for(language: Offline
              item(1500, "The stadium lights switch off over the empty stands.", 0.3)]
     options = ["The lights switch off", "A video of last year's final plays", "The teams warm up"]
     assert language.answer("What happens in the last few minutes of the video?", options, match).answer == options[0]
+
+
+def test_a_day_or_a_meal_said_of_what_is_asked_places_it_there(language: OfflineLanguage) -> None:
+    """"Yesterday" said of what the question asks is the day before the query time, "for
+    dinner" the hours of dinner: today's dinner, the only item that says "dinner", is not
+    yesterday's, nor is yesterday's breakfast."""
+    now = 3 * DAY + 21 * 3600
+    meals = [item(2 * DAY + 20 * 3600 + 1800, "Ravi and I ate grilled fish on the porch.", 0.5),
+             item(2 * DAY + 8 * 3600, "I made pancakes in the kitchen.", 0.5),
+             item(3 * DAY + 18 * 3600 + 1800, "We had dinner together; Ravi cooked a lentil curry.", 0.6)]
+    options = ["Grilled fish", "Lentil curry", "Pancakes", "Soup"]
+    assert language.answer("What did we eat for dinner yesterday?", options, meals, now=now).answer == "Grilled fish"
+    assert language.answer("What did we eat for dinner tonight?", options, meals, now=now).answer == "Lentil curry"
+    # the last dinner is the latest day's, not the one eaten latest in the evening
+    assert language.answer("What did I last eat for dinner?", options, meals, now=now).answer == "Lentil curry"
+
+
+def test_what_one_person_did_is_read_from_the_clause_they_are_the_subject_of(language: OfflineLanguage) -> None:
+    """One sentence, two people, two things: what I bought is in the clause whose subject is
+    "I", what Noor bought in hers."""
+    bakery = [item(1000, "At the bakery Noor bought a rye loaf and I bought two croissants.", 0.6),
+              item(1100, "Ravi and I carried the bags to the car.", 0.5)]
+    options = ["A rye loaf", "Croissants", "A baguette", "Muffins"]
+    assert language.answer("What did I buy at the bakery?", options, bakery).answer == "Croissants"
+    assert language.answer("What did Noor buy at the bakery?", options, bakery).answer == "A rye loaf"
+
+
+def test_what_a_stretch_was_mostly_about_is_what_most_of_its_footage_shows(language: OfflineLanguage) -> None:
+    """A summary is what most of the footage of the stretch asked about shows: the hour-long
+    window and the clips of painting, not the one clip that names the bakery run or the
+    evening's phone call, which say their options' words as plainly."""
+    now = 2 * DAY + 20 * 3600
+    day = [item(DAY + 11 * 3600, "I buy bread at the bakery.", 0.7),
+           item(2 * DAY + 9 * 3600, "I buy bread at the bakery and chat with the baker.", 0.7),
+           item(DAY + 19 * 3600, "I call my brother to talk about the fence.", 0.6),
+           item(DAY + 8 * 3600, "I drink a glass of water.", 0.5),
+           Evidence(DAY + 9 * 3600, DAY + 10 * 3600, "A morning of painting the fence in the back garden.", "episodic",
+                    0.4, "v", scale=3600.0),
+           *[item(DAY + 9 * 3600 + 30 * k, "I paint the fence with a wide brush.", 0.4) for k in range(3)]]
+    options = ["Painting the fence", "Buying bread", "A phone call", "Gardening"]
+    assert language.answer("What was yesterday morning mostly about?", options, day, now=now).answer == "Painting the fence"
+    assert language.answer("Which best sums up yesterday morning?", options, day, now=now).answer == "Painting the fence"
+
+
+def test_a_count_at_a_named_time_counts_only_what_lies_there(language: OfflineLanguage) -> None:
+    """Tea made today, asked at 18:00 on the third day, is the two cups of that day, not the
+    four of the three days."""
+    now = 2 * DAY + 18 * 3600
+    tea = [item(d * DAY + h * 3600, "I make a cup of tea in the kitchen.", 0.5) for d, h in ((0, 9), (1, 15), (2, 8), (2, 16))]
+    options = ["1", "2", "3", "4"]
+    assert language.answer("How many cups of tea did I make today?", options, tea, now=now).answer == "2"
+    assert language.answer("How many cups of tea did I make yesterday?", options, tea, now=now).answer == "1"
+    assert language.answer("How many cups of tea did I make in all?", options, tea, now=now).answer == "4"

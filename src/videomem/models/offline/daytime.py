@@ -25,6 +25,14 @@ PERIODS: dict[str, tuple[float, float]] = {
     "night": (22, 29),
 }
 """Part of the day → its hours (past 24: the early hours of the next day)."""
+MEALS: dict[str, tuple[float, float]] = {
+    "breakfast": (5, 12),
+    "brunch": (9, 14),
+    "lunch": (11, 15),
+    "dinner": (17, 23),
+    "supper": (17, 23),
+}
+"""Meal → the hours it is eaten at, widely (a late breakfast, a late dinner)."""
 NIGHT_BEFORE = (PERIODS["evening"][0], PERIODS["night"][1])
 """The hours of "last night", "tonight", "the night before yesterday": the evening as well."""
 _DAYS_AGO = re.compile(r"\b(\d+|" + "|".join(NUMBERS) + r")\s+days?\s+ago\b")
@@ -68,9 +76,9 @@ _DAY_N = re.compile(r"\bday\s*(\d+|" + "|".join(NUMBERS) + r")\b")
 def question_window(question: str) -> tuple[float, float] | None:
     """The day of the recording a question names by its number ("on the second day", "day 3",
     "DAY3": days counted from 1, the first at timeline 0), when it names exactly one; else None.
-    A day named relative to now ("yesterday") is no such cue: in a question it often belongs to
-    a clause about something else ("who found out that the dog was not taken away yesterday?"
-    asks about today), and recency already favours the recent."""
+    A day named relative to now ("yesterday") is read from the parse instead
+    (`intent.relative_day`): in a question it often belongs to a clause about something else
+    ("who found out that the dog was not taken away yesterday?" asks about today)."""
     text = " ".join(words(question))
     numbered = {_ORDINALS.get(m, None) or int(re.sub(r"\D", "", m)) for m in _NTH_DAY.findall(text)}
     numbered |= {int(m) if m.isdigit() else NUMBERS[m] for m in _DAY_N.findall(text)}

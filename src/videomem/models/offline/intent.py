@@ -34,7 +34,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
 
-from videomem.models.offline.nlp import lemmas, load_spacy
+from videomem.models.offline.daytime import MEALS, PERIODS
+from videomem.models.offline.nlp import WEARER, lemmas, load_spacy, number_value, unit_seconds
 
 Intent = Literal["count", "order", "duration", "when", "who", "state"]
 End = Literal["earliest", "latest"]
@@ -84,7 +85,25 @@ _PART_SIDES: dict[str, End] = {
 """Words naming the end of the recording a part lies at ("the second half" is the later one)."""
 PART_WORDS = frozenset(_PART_SHARES) | frozenset(_PART_SIDES) | _MIDDLE_NOUNS | _MIDWAY
 """Words by which a question names a part of the recording (`recording_part`): cues, not content."""
+_UNIT_NOUNS = frozenset({"second", "minute", "hour"})
+_SUMMARY_WORDS = frozenset({"summary", "summarize", "summarise", "overview", "gist", "recap", "synopsis"})
+_MOSTLY = frozenset({"mainly", "mostly", "overall", "largely", "chiefly", "primarily", "predominantly"})
+_MAIN = frozenset({"main", "primary", "central", "overall", "general"})
+_HAPPEN = frozenset({"happen", "occur", "unfold"})
+_TOPIC_NOUNS = frozenset({"topic", "theme", "idea", "activity", "content", "focus", "subject"})
+_RELATIVE_DAYS = frozenset({"today", "yesterday", "tonight"})
+_RELATIVE_PARTS = frozenset({"this", "last", "yesterday"})
+_SPAN_PREPOSITIONS = frozenset({"before", "after", "since", "until", "till"})
+_AT_MEAL = frozenset({"at", "during", "over", "through"})
+"""Prepositions that put what is asked at a meal ("during lunch")."""
+_MEAL_VERBS = frozenset({"have", "eat", "cook", "make", "drink", "serve"})
+"""Verbs whose "for dinner" is the meal itself ("what did we eat for dinner?"), not what it is
+for ("what did I buy for dinner?")."""
+"""Words before a part of the day that place it relative to now ("this morning", "last night")."""
 _RECORDING_NOUNS = frozenset({"video", "recording", "clip", "footage", "film", "movie", "show", "episode", "stream"})
+_STRETCHES = _RECORDING_NOUNS | frozenset(PERIODS) | frozenset(_PART_SHARES) | frozenset(
+    {"day", "hour", "minute", "part", "half", "section", "segment", "stretch", "session", "today", "yesterday"})
+"""What "describes" may be said of for a summary: the recording or a stretch of time."""
 """Nouns that name the recording itself ("the middle of the video")."""
 _STRETCH_NOUNS = frozenset({"start", "beginning", "end", "middle", "midpoint", "half", "part", "rest", "remainder",
                             "course", "minute", "second", "moment", "portion", "section"})
@@ -402,6 +421,99 @@ def placing_clause(question: str) -> Placing | None:
     return None
 
 
+def relative_day(question: str) -> str | None:
+    """The words by which a question places what it asks on a day relative to now ("what did we
+    have for lunch yesterday?", "where did I go yesterday afternoon?", "who did I play cards
+    with today?", "what did I buy last night?"): a relative day, or a part of the day said
+    with one, said of the question's main verb (`_of_main_verb`). None where it is said of a
+    thing ("Katrina's plans for today", "yesterday's dance") or of a clause inside the question
+    ("who found out that the dog was not collected yesterday?" asks about now)."""
+    for token in _parse(question):
+        relative = token.lower_ in _RELATIVE_DAYS or (
+            token.lemma_.lower() in PERIODS and any(c.lower_ in _RELATIVE_PARTS for c in token.children))
+        if not relative:
+            continue
+        if token.dep_ == "pobj" and token.head.lower_ in _SPAN_PREPOSITIONS:
+            if token.lower_ == "yesterday" and token.head.lower_ == "before" and _of_main_verb(token.head.head):
+                return "the day before yesterday"
+            continue  # "since yesterday", "after yesterday's game": a stretch from or to that day
+        if _of_main_verb(token):
+            said = [token, *(c for c in token.children if c.dep_ in ("det", "amod", "compound"))]
+            return " ".join(t.lower_ for t in sorted(said, key=lambda t: t.i))
+    return None
+
+
+def question_actor(question: str) -> str | None:
+    """Whose doing the question asks about, lower case: the person its main verb's subject
+    names ("what did I get?" → i, "what did we eat?" → we, "which drink did Nicous take?" →
+    nicous); None when the subject is what is asked ("who took the cola?"), a thing, or "you"."""
+    for token in _parse(question):
+        if token.dep_ in ("nsubj", "nsubjpass") and token.head.dep_ == "ROOT":
+            if token.lower_ in WEARER or (token.pos_ == "PROPN" and token.is_title):
+                return token.lower_
+            return None
+    return None
+
+
+def asks_summary(question: str) -> bool:
+    """Whether the question asks what a stretch of footage was mostly about: a summary, a sum
+    up or a recap ("which best sums up the afternoon?"), what it was mainly, mostly or overall
+    ("what was the morning mostly about?", "overall, how did I spend today?"), its main topic
+    or theme, what best describes a stretch of time or the recording ("which best describes
+    the first ten minutes?"; not "the woman's coat"), or what happens over such a stretch
+    ("what happens in the last part of the video?"; not "at 14:10")."""
+    for token in _parse(question):
+        word = token.lemma_.lower()
+        if word in _SUMMARY_WORDS or token.lower_ in _SUMMARY_WORDS:
+            return True
+        if word == "sum" and any(c.dep_ == "prt" and c.lower_ == "up" for c in token.children):
+            return True
+        if token.lower_ in _MOSTLY and question_intent(question) not in ("who", "count", "when"):
+            return True
+        if word in _MAIN and token.head.lemma_.lower() in _TOPIC_NOUNS:
+            return True
+        if word == "describe" and any(c.dep_ in ("dobj", "npadvmod") and c.lemma_.lower() in _STRETCHES for c in token.children):
+            return True
+        if word in _HAPPEN and token.dep_ == "ROOT" and any(
+                o.lemma_.lower() in _STRETCHES for c in token.children if c.dep_ == "prep" and c.lower_ in ("in", "during", "over")
+                for o in c.children if o.dep_ == "pobj"):
+            return True  # "what happens in the last part of the video?"
+    return False
+
+
+def meal_time(question: str) -> str | None:
+    """The meal at whose hours a question places what it asks ("what did we have for lunch?",
+    "who spilled juice during dinner?", "where did I eat breakfast?"), said of its main verb
+    (`_of_main_verb`); None for a meal said of a thing or of a clause inside it ("what do we
+    plan to eat for lunch?" may be planned at any hour, "tonight's dinner"), one the question
+    is before or after ("what did I finish after lunch?"), or one something is for ("what did
+    I buy for dinner?" may be bought at noon)."""
+    for token in _parse(question):
+        if token.lemma_.lower() not in MEALS or not _of_main_verb(token):
+            continue
+        verb = token.head.head if token.dep_ == "pobj" else token.head
+        if token.dep_ == "pobj":
+            preposition = token.head.lower_
+            at_meal = preposition in _AT_MEAL or (preposition == "for" and verb.lemma_.lower() in _MEAL_VERBS)
+        else:
+            at_meal = token.dep_ in ("ROOT", "npadvmod") or verb.lemma_.lower() in _MEAL_VERBS
+        if at_meal:
+            return token.lemma_.lower()
+    return None
+
+
+def _of_main_verb(token) -> bool:  # noqa: ANN001 - spacy.tokens.Token
+    """Whether a time word is said of the question's main verb: hung on it as an adverbial, or
+    as the object of a preposition hung on it ("with today", "during lunch"). A fronted time
+    ("During lunch today, who took …?") the parser may make the root itself, the question
+    hung on it."""
+    if token.dep_ == "ROOT":
+        return True
+    verb = token.head.head if token.dep_ == "pobj" and token.head.dep_ == "prep" else token.head
+    said = ("npadvmod", "advmod", "pobj", "dobj", "nsubj", "attr")  # "how did I spend yesterday?", "what was today about?"
+    return token.dep_ in said and verb.dep_ == "ROOT"  # the small model may tag the verb a noun
+
+
 def recording_words(question: str) -> frozenset[str]:
     """The words by which a question names the recording itself: a recording noun after a
     stretch of it ("the last few minutes of the video", "the end of the clip") or "throughout"
@@ -444,6 +556,26 @@ def recording_part(question: str) -> tuple[float, float] | None:
             if rest and rest[0].lower_ == "through" and (len(rest) == 1 or rest[1].is_punct
                                                           or rest[1].lemma_.lower() in _RECORDING_NOUNS):
                 return (1 / 3, 2 / 3)
+    return None
+
+
+def recording_stretch(question: str) -> tuple[End, float] | None:
+    """A stretch of time named from one end ("the first ten minutes", "the last hour of the
+    video", "the opening minute"): that end and the seconds it lasts. None where it is of
+    something other than the recording ("the first ten minutes of the match")."""
+    for token in _parse(question):
+        if token.lemma_.lower() not in _UNIT_NOUNS:
+            continue
+        sides = [_PART_SIDES[c.lower_] for c in token.children if c.dep_ == "amod" and c.lower_ in _PART_SIDES]
+        named = [o for c in token.children if c.lower_ == "of" for o in c.children if o.dep_ == "pobj"]
+        if not sides or not all(o.lemma_.lower() in _RECORDING_NOUNS for o in named):
+            continue
+        count = [c for c in token.children if c.dep_ == "nummod"]
+        try:
+            n = number_value(count[0].lower_) if count else 1.0
+        except (KeyError, ValueError):
+            continue
+        return sides[0], n * unit_seconds(token.lemma_.lower())
     return None
 
 

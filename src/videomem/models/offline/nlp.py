@@ -91,7 +91,8 @@ FIRST_PERSON = frozenset({"i", "me", "my", "myself", "mine"})
 """The wearer of an egocentric camera, as captions written in the first person name them."""
 NUMBERS = {
     "once": 1, "twice": 2, "thrice": 3, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5,
-    "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
+    "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "fifteen": 15,
+    "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60,
 }
 """Number words and what they count."""
 NUMBER = r"\d+(?:\.\d+)?|" + "|".join(sorted(NUMBERS, key=len, reverse=True))
@@ -174,6 +175,41 @@ def person_names(texts: Sequence[str]) -> frozenset[str]:
     for doc in load_spacy().pipe(texts, disable=["parser"], batch_size=LEMMA_BATCH):  # tags and entities only
         found |= {t.lower_ for t in doc if t.pos_ == "PROPN" and t.is_alpha and t.is_title and t.ent_type_ not in _NOT_PEOPLE}
     return frozenset(found - FIRST_PERSON)
+
+
+WEARER = frozenset({"i", "we"})
+"""Subjects by which a first-person caption or question names the wearer (with others, for "we")."""
+THIRD_PERSON = frozenset({"he", "she", "they"})
+"""Subjects that name someone other than the wearer, or anyone a name does."""
+_PRONOUN_SUBJECTS = WEARER | THIRD_PERSON
+
+
+@lru_cache(maxsize=65536)
+def clause_subjects(text: str) -> tuple[tuple[frozenset[str], frozenset[str] | None], ...]:
+    """Per word of `text`, its forms (`forms`) and who does what its clause says: the people
+    the subject of the verb the word hangs from names, lower case (names and personal pronouns,
+    with those joined to them: "Mira and I eat noodles" → mira, i); None when the subject names
+    no person or the clause has none. "Alice chose beef noodles and I chose dumplings": noodles
+    → alice, dumplings → i. A verb joined to another by "and" shares its subject ("I opened
+    the box and handed one to Alice": one → i)."""
+    return tuple((_forms_of(token.lower_), _subjects(token)) for token in load_spacy()(text) if not token.is_punct)
+
+
+def _subjects(token) -> frozenset[str] | None:  # noqa: ANN001 - spacy.tokens.Token
+    for _ in range(12):  # up the parse to the nearest verb (a noun phrase is a few steps deep)
+        if token.pos_ in ("VERB", "AUX"):
+            subjects = [c for c in token.children if c.dep_ in ("nsubj", "nsubjpass")]
+            if subjects:
+                group = [subjects[0], *(c for c in subjects[0].conjuncts)]
+                people = frozenset(t.lower_ for t in group
+                                   if t.lower_ in _PRONOUN_SUBJECTS or (t.pos_ == "PROPN" and t.is_title))
+                return people or None
+            if token.dep_ != "conj":
+                return None
+        if token.head is token:
+            return None
+        token = token.head
+    return None
 
 
 def lemmas(text: str) -> list[str]:

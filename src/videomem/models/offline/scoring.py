@@ -7,7 +7,10 @@ mopping' is in 'Ana mops the hall'. The question's *content words* are its lemma
 stopwords (but for a few that spaCy lists and that say what happened, `_KEEP`: "empty", "full",
 "call"), without the cue words below or words naming the recording itself ("the end of the video",
 `intent.recording_words`) and without words that no evidence item holds (those cannot
-tell items apart; no list of question phrasings is kept).
+tell items apart; no list of question phrasings is kept); where the question names a time
+(any cue below), without words that no item *at that time* holds, when some item lies there:
+"what did we have for lunch yesterday?" is told by yesterday's items, and "lunch" in today's
+caption would only draw the answer to today.
 
 **Evidence weight.** By rank among the items of the memory that returned it, in the order it
 returned them (each memory scores on its own scale: a cosine, a PPR sum, a fused rank; a memory
@@ -29,9 +32,13 @@ used?"):
   (`_occasions`), the nth from that end weighing 1, its neighbours 1/2, 1/3, …. The words that
   said so are cues, not content to look for;
 * a day of the recording named by its number ("on the second day", "day 3",
-  `daytime.question_window`), or by what happened on it ("the day the meal was pizza": the one
-  day on which the items holding that clause's words were recorded): items recorded on it keep
-  their weight, others × 0.3, and an end of the timeline is looked for among that day's items;
+  `daytime.question_window`), by what happened on it ("the day the meal was pizza": the one
+  day on which the items holding that clause's words were recorded), or relative to the query
+  time `now` when said of the question's main verb ("what did I cook yesterday?", "where did I
+  go yesterday afternoon?", "who did I play chess with today?", `intent.relative_day`; not
+  "Noor's errands for today" nor "who noticed that the bins were not emptied yesterday?"):
+  items recorded on it (in that part of it) keep their weight, others × 0.3, and an end of the
+  timeline is looked for among that day's items;
 * a clock time ("at 12:35", "DAY2 11:09:42"; on a named day, "at 10:00" is that day's hour;
   without one, a place in the recording, "at 04:10", unless no evidence lies within an hour of
   that place and some lies near the time of day it reads as: then that time on each such day,
@@ -41,12 +48,16 @@ used?"):
   stretch's length or the shortest holding item's, whichever is longer; others × 0.3 — except for where something is
   (intent `state`: "where were the scissors at noon?"), which is where it was last put by then:
   the items about the question that end by that time, latest first, as for "most recently";
-* "morning", "noon", "afternoon", "evening", "night" (`daytime.PERIODS`): items recorded at that
-  time of day keep their weight, others × 0.3;
+* "morning", "noon", "afternoon", "evening", "night" (`daytime.PERIODS`), or a meal the
+  question is placed at ("what did we have for lunch?", "who spilled juice during dinner?";
+  `intent.meal_time`, the hours of `daytime.MEALS`; not "after lunch", nor "what did I buy for
+  dinner?"): items recorded at that time of day keep their weight, others × 0.3;
 * a part of the recording (its middle, "in the middle of the video", "halfway through"; or a
   part from one end, "the last part of the video", "the second half", `intent.recording_part`):
   items whose midpoint lies in that share of what their video's evidence covers keep their
-  weight, others × 0.3;
+  weight, others × 0.3; likewise a stretch of time from one end ("the first ten minutes",
+  "the last hour", `intent.recording_stretch`; the last before `now` when the question is
+  asked during the recording, `_in_stretch`);
 * a clause placing the question before or after another happening ("right before she boils the
   pasta", "after lunch", `intent.placing_clause`): the items holding every word of that
   happening found (but one spanning a finer one that holds it: a window ends after the
@@ -73,7 +84,11 @@ used?"):
   at half weight), + 0.5 when the whole option appears letters-and-digits-only ('ROOM418' =
   'ROOM 418'), + 0.5 more when it equals a quoted string there (on-screen text, speech); a
   colour option's coverage is divided by the number of colours the sentence names, unless it
-  stands right before a word of the question ("a yellow card": the card's colour, `_said_of`).
+  stands right before a word of the question ("a yellow card": the card's colour, `_said_of`);
+  halved where the question asks what one person did ("what did I get?", "which drink did
+  Nicous take?", `intent.question_actor`) and every word of the option in the sentence hangs
+  from a clause whose subject is someone else ("Alice chose beef noodles and I chose
+  dumplings", `nlp.clause_subjects`, `_done_by_others`).
 
 An option's lexical score adds up what the evidence as a whole says for it: its best support in
 each item, the three best items' summed with weights 1, 1/2, 1/4 (`AGREEMENT`), so an option
@@ -89,7 +104,8 @@ reads typed evidence fields, never a memory's prose:
   parse) with numeric options ("Once", "3 times"): a count a memory computed
   (`Evidence.counts`, timeline memory: of an event, or of an entity's separate appearances) for
   what is named by all of the question's content words and by nothing the question does not
-  say, else the moments fully about the question are counted — evidence intervals
+  say (not where the question names a time: the memory counted over all of its history), else
+  the moments fully about the question, and at the time it names, are counted — evidence intervals
   (`Evidence.spans`; of an item's intervals, those whose text holds all the content words when
   any does: an episodic window's finer captions that name the event), and the typed moments an
   item carries (`Evidence.moments`: object memory's sightings) — merging moments that touch in
@@ -98,6 +114,11 @@ reads typed evidence fields, never a memory's prose:
   about a count). A count of people ("how many people …", "how many of us …",
   `intent.counts_people`) is of those named in the best-weighted item holding the whole
   happening (`_people`).
+* A question that asks what a stretch was mostly about ("what was the morning mostly about?",
+  "which best sums up yesterday afternoon?", "the main topic", `intent.asks_summary`): each
+  option scores the share of the footage of the items at the time the question names that its
+  words cover (`_footage`, each item's seconds times its best sentence's coverage): what most
+  of the stretch shows, told by the hour-long window as much as by its clips.
 * The option "Me" (the camera's wearer, `_first_person`) is found where a sentence says "I", as
   a name is where it names someone, and takes the other options' mean MiniLM cosine.
 * Options that are all time ranges in any form `timeline.parse_range` reads ("12:30-13:00",
@@ -207,15 +228,16 @@ from videomem.errors import TimeFormatError
 from videomem.evidence import Evidence, Span
 from videomem.models.engines import TextEmbedder
 from videomem.models.offline.colours import PALETTE
-from videomem.models.offline.daytime import PERIODS, anchored_day, closeness, question_window, relative_window
+from videomem.models.offline.daytime import MEALS, PERIODS, anchored_day, closeness, question_window, relative_window
 from videomem.models.offline.intent import (
-    PART_WORDS, SPEECH_CUES, Extreme, Relation, TimePosition, absent_words, adverb_places, asks_about_speech, asks_later, asks_sequence,
-    between_phrases, counted_unit, counts_into, counts_people, duration_extreme, modifier_words, noun_lemmas, placing_clause,
-    question_intent, recording_part, recording_words, time_position,
+    PART_WORDS, SPEECH_CUES, End, Extreme, Relation, TimePosition, absent_words, adverb_places, asks_about_speech, asks_later,
+    asks_sequence, asks_summary, between_phrases, counted_unit, counts_into, counts_people, duration_extreme, meal_time,
+    modifier_words, noun_lemmas, placing_clause, question_actor, question_intent, recording_part, recording_stretch,
+    recording_words, relative_day, time_position,
 )
 from videomem.models.offline.nlp import (
-    FIRST_PERSON, NUMBER, NUMBERS, forms, lemmas, number_value, person_names, quoted_spans, root, split_sentences, squash, stopwords,
-    unit_seconds, word_forms, words,
+    FIRST_PERSON, NUMBER, NUMBERS, WEARER, clause_subjects, forms, lemmas, number_value, person_names, quoted_spans, root,
+    split_sentences, squash, stopwords, THIRD_PERSON, unit_seconds, word_forms, words,
 )
 from videomem.models.offline.position import recording_window
 from videomem.timeline import DAY, format_clock, format_day, parse_range, parse_time
@@ -261,6 +283,9 @@ AGREEMENT = (1.0, 0.5, 0.25)
 UNHELD = 0.5
 """What an option's lexical score keeps when none of its distinguishing words is held by any
 weighted evidence item (in full when all are)."""
+MISATTRIBUTED = 0.5
+"""What a sentence's coverage of an option keeps where someone other than the person the
+question asks about does it ("Alice chose noodles and I chose dumplings", asked what I got)."""
 PLACE_WORDS = frozenset(
     "top bottom left right front back up down on off in out under over above below behind before after "
     "inside outside".split()
@@ -413,16 +438,36 @@ def _beside(relation: Relation, anchors: np.ndarray, evidence: Sequence[Evidence
 def _in_part(evidence: Sequence[Evidence], part: tuple[float, float]) -> np.ndarray:
     """Per item, whether its midpoint lies in the `part` (fractions from, to) of the stretch its
     video's evidence covers (the recording, as far as the evidence tells)."""
-    covered: dict[str, tuple[float, float]] = {}
-    for e in evidence:
-        lo, hi = covered.get(e.video_id, (e.t_start, e.t_end))
-        covered[e.video_id] = (min(lo, e.t_start), max(hi, e.t_end))
+    covered = _covered(evidence)
     inside = []
     for e in evidence:
         lo, hi = covered[e.video_id]
         at = (e.t_start + e.t_end) / 2
         inside.append(lo + part[0] * (hi - lo) <= at <= lo + part[1] * (hi - lo))
     return np.array(inside, bool)
+
+
+def _in_stretch(evidence: Sequence[Evidence], end: End, seconds: float, now: float | None) -> np.ndarray:
+    """Per item, whether its midpoint lies in the stretch of `seconds` at one `end` of what its
+    video's evidence covers ("the first ten minutes"); "the last hour" before the query time
+    `now` when there is one (a question asked during the recording), as of then."""
+    middle = np.array([(e.t_start + e.t_end) / 2 for e in evidence])
+    if now is not None and end == "latest":
+        return (middle >= now - seconds) & (middle <= now + TOUCH)
+    covered = _covered(evidence)
+    bounds = np.array([covered[e.video_id] for e in evidence]).reshape(-1, 2)
+    if end == "earliest":
+        return middle <= bounds[:, 0] + seconds
+    return middle >= bounds[:, 1] - seconds
+
+
+def _covered(evidence: Sequence[Evidence]) -> dict[str, tuple[float, float]]:
+    """Per video, the stretch its evidence covers (the recording, as far as the evidence tells)."""
+    covered: dict[str, tuple[float, float]] = {}
+    for e in evidence:
+        lo, hi = covered.get(e.video_id, (e.t_start, e.t_end))
+        covered[e.video_id] = (min(lo, e.t_start), max(hi, e.t_end))
+    return covered
 
 
 def _holds(item: Evidence, start: float, end: float) -> bool:
@@ -496,6 +541,33 @@ class _Sentence:
 
 
 @dataclass(frozen=True)
+class _Timing:
+    """Where the question's time cues put each evidence item (`OptionScorer._timing`)."""
+
+    periods: list[tuple[float, float]]
+    """The hours of the parts of the day the question names ("morning"; not a meal's: the last
+    lunch is that of the latest day, not the latest hour of any lunch)."""
+    dated: bool
+    """Whether the question names a day."""
+    on_day: np.ndarray
+    times: list[float]
+    """The moments the question names."""
+    stretches: list[tuple[float, float]]
+    """The stretches it names (a moment as a stretch of no length)."""
+    holds: np.ndarray
+    """Per item: whether it holds a moment or overlaps a stretch the question names."""
+    in_part: np.ndarray
+    """Per item: whether it lies in the part of the recording the question names (all when none)."""
+    inside: np.ndarray
+    """Per item: whether it starts in a part of the day or at a meal the question names (all
+    when none)."""
+    fits: np.ndarray
+    """Per item: whether it lies where every time the question names puts it."""
+    cued: bool
+    """Whether the question names any time at all."""
+
+
+@dataclass(frozen=True)
 class _Read:
     """The evidence as the scorer reads it for one question."""
 
@@ -527,6 +599,9 @@ class _Read:
     beside: np.ndarray | None
     """Per evidence item, when a clause places the question before or after another happening:
     its place beside that happening (`_beside`), 0 for an item not beside it."""
+    actor: str | None
+    """Whose doing the question asks about, when one person's (`intent.question_actor`: "i" or
+    a name; not "we", which counts others in, nor in a question that asks who)."""
 
 
 class OptionScorer:
@@ -553,32 +628,58 @@ class OptionScorer:
         places = PLACE_WORDS - adverb_places(question)
         return {_held(w, found, nouns) for w in self._content(untimed) if w not in cues and w not in places}
 
-    def _weights(
-        self, question: str, evidence: Sequence[Evidence], about: np.ndarray, whole: np.ndarray
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """Per item, its rank within its memory reweighed by the question's cues (module
-        docstring), and whether it lies where every time the question names puts it (the day,
-        the clock time or stretch, the part of the day or of the recording); `about`: the items
-        about the question, `whole`: those that hold the whole happening (`_Read.core`), the
-        occasions an ordinal counts."""
-        said = set(lemmas(question))  # "in the mornings" names the morning too
-        relevant = [i for i in range(len(evidence)) if about[i]]
-        periods = [PERIODS[w] for w in said if w in PERIODS]
-        position = time_position(question)
-        day = question_window(question) or anchored_day(question, evidence)
+    @staticmethod
+    def _timing(question: str, evidence: Sequence[Evidence], now: float | None) -> _Timing:
+        """Where the question's time cues put the evidence: the day (by its number, by what
+        happened on it, or relative to `now`, the query time), the clock times or stretches, the
+        part of the recording or a stretch from one end of it, the parts of the day, a meal."""
+        periods = [PERIODS[w] for w in set(lemmas(question)) if w in PERIODS]  # "in the mornings" names the morning too
+        meal = meal_time(question)
+        relative = relative_day(question)
+        day = question_window(question) or anchored_day(question, evidence) \
+            or (relative_window(relative, now) if relative is not None and now is not None else None)
         times = question_times(question, day, evidence)
         on_day = np.ones(len(evidence), bool)
         if day is not None:
             middle = np.array([(e.t_start + e.t_end) / 2 for e in evidence])
             on_day = (middle >= day[0]) & (middle < day[1])
+        stretches = question_stretches(question, day, evidence) or [(t, t) for t in times]
+        holds = np.array([bool(times) and any(_holds(e, a, b) for a, b in stretches) for e in evidence], bool)
+        # where something is at a moment is where it was last put by then (`_weights`), not
+        # what the items at that moment show
+        state = bool(times) and question_intent(question) == "state"
+        fits = on_day & (holds | (not times) | state)
+        part = recording_part(question)
+        in_part = _in_part(evidence, part) if part is not None else np.ones(len(evidence), bool)
+        if (stretch := recording_stretch(question)) is not None:
+            in_part &= _in_stretch(evidence, *stretch, now)
+        inside = np.ones(len(evidence), bool)
+        hours = periods + ([MEALS[meal]] if meal is not None else [])
+        if hours:
+            hour = np.array([(e.t_start % DAY) / 3600 for e in evidence])
+            inside = np.zeros(len(evidence), bool)
+            for lo, hi in hours:
+                inside |= ((hour >= lo) & (hour < hi)) | ((hour + 24 >= lo) & (hour + 24 < hi))
+        cued = day is not None or bool(times) or part is not None or stretch is not None or bool(hours)
+        return _Timing(periods, day is not None, on_day, times, stretches, holds, in_part, inside,
+                       fits & in_part & inside, cued)
+
+    def _weights(
+        self, question: str, evidence: Sequence[Evidence], about: np.ndarray, whole: np.ndarray, timing: _Timing
+    ) -> np.ndarray:
+        """Per item, its rank within its memory reweighed by the question's cues (module
+        docstring, `timing`); `about`: the items about the question, `whole`: those that hold
+        the whole happening (`_Read.core`), the occasions an ordinal counts."""
+        relevant = [i for i in range(len(evidence)) if about[i]]
+        periods, on_day, times, holds = timing.periods, timing.on_day, timing.times, timing.holds
+        position = time_position(question)
+        if timing.dated:
             relevant = [i for i in relevant if on_day[i]] or relevant
         if times and question_intent(question) == "state" and relevant:
             # where something is at a moment: where it was last put by then
             position = TimePosition("latest", frozenset())
             relevant = [i for i in relevant if evidence[i].t_end <= max(times) + TOUCH]
             times = []
-        stretches = question_stretches(question, day, evidence) or [(t, t) for t in times]
-        holds = np.array([bool(times) and any(_holds(e, a, b) for a, b in stretches) for e in evidence], bool)
         # A memory's items come best first, each memory scoring on its own scale (a cosine, a
         # PPR sum, a fused rank): an item's rank is its place among its own memory's items, and
         # where the question names a time, among those of them that hold it or those that do not.
@@ -600,32 +701,21 @@ class OptionScorer:
             else:  # "the second time": occasions of the happening counted from that end, its neighbours after it
                 for k, occasion in enumerate(_occasions([i for i in order if whole[i]] or order, evidence)):
                     weight[occasion] = 1.0 / (1.0 + abs(k - (position.nth - 1)))
-        fits = on_day.copy()
         if times:
             weight *= np.where(holds, 1.0, OFF_CUE)
-            fits &= holds
-        if (part := recording_part(question)) is not None:
-            in_part = _in_part(evidence, part)
-            weight *= np.where(in_part, 1.0, OFF_CUE)
-            fits &= in_part
-        if periods:
-            hour = np.array([(e.t_start % DAY) / 3600 for e in evidence])
-            inside = np.zeros(len(evidence), bool)
-            for lo, hi in periods:
-                inside |= ((hour >= lo) & (hour < hi)) | ((hour + 24 >= lo) & (hour + 24 < hi))
-            weight *= np.where(inside, 1.0, OFF_CUE)
-            fits &= inside
+        weight *= np.where(timing.in_part, 1.0, OFF_CUE)
+        weight *= np.where(timing.inside, 1.0, OFF_CUE)
         weight *= np.where(on_day, 1.0, OFF_CUE)
         spans = np.array([max(e.t_end - e.t_start, 0.0) for e in evidence])
         specific = np.full(len(evidence), SPECIFIC_S)
         if holds.any():
             # the time named is told of no more finely than by the finest item that holds it,
             # nor need be more finely than the stretch the question names
-            asked = max(b - a for a, b in stretches)
+            asked = max(b - a for a, b in timing.stretches)
             specific[holds] = max(SPECIFIC_S, asked, spans[holds].min())
-        return weight * np.sqrt(specific / np.maximum(spans, specific)), fits
+        return weight * np.sqrt(specific / np.maximum(spans, specific))
 
-    def _read(self, question: str, evidence: Sequence[Evidence]) -> _Read:
+    def _read(self, question: str, evidence: Sequence[Evidence], now: float | None = None) -> _Read:
         # An item's words are its sentences' words: lemmatising the whole text as well would
         # run the tagger over every character twice (most of the answer step's time).
         sentences = []
@@ -640,8 +730,12 @@ class OptionScorer:
         found = set().union(*item_words) if item_words else set()
         claim = self._claim(question, found)
         # words no evidence item holds cannot tell the items apart, they only lower every item's
-        # share alike ('What usually happens …', 'first thing …')
-        asked = claim & found
+        # share alike ('What usually happens …', 'first thing …'); where the question names a
+        # time, the items at that time are the ones to tell apart: a word only the others hold
+        # ('lunch', said of another day's) would draw the answer to them
+        timing = self._timing(question, evidence, now)
+        fitting = timing.fits if timing.cued and timing.fits.any() else np.ones(len(evidence), bool)
+        asked = claim & set().union(*(w for w, fit in zip(item_words, fitting) if fit))
         placing = placing_clause(question)
         position = time_position(question)
         beside = None
@@ -664,13 +758,14 @@ class OptionScorer:
         # an item that holds the happening is about it, whether or not it names what picks out its thing
         about = ((item_cover >= min(0.5, best)) & (item_cover > 0)) | (core_cover >= 1.0) if asked \
             else np.ones(len(evidence), bool)
-        weight, fits = self._weights(question, evidence, about, core_cover >= 1.0)
+        weight = self._weights(question, evidence, about, core_cover >= 1.0, timing)
         if beside is not None:
             weight = np.where(beside > 0, beside, weight * OFF_CUE)
         share = np.array([_share(asked, s.words, item_words[s.item]) for s in sentences])
         support = (0.3 + 0.7 * share) * np.array([weight[s.item] for s in sentences]) if sentences else np.zeros(0)
+        actor = question_actor(question) if question_intent(question) != "who" else None
         return _Read(sentences, support, share, item_words, weight, item_cover, asked, core, core_cover,
-                     position is not None, claim, fits, beside)
+                     position is not None, claim, timing.fits, beside, None if actor == "we" else actor)
 
     # ------------------------------------------------------------ options
 
@@ -679,7 +774,7 @@ class OptionScorer:
     ) -> tuple[np.ndarray, np.ndarray]:
         """(total score, semantic score) per option; `now`: the query time (corpus seconds)."""
         options = [strip_label(o) for o in options]
-        read = self._read(question, evidence)
+        read = self._read(question, evidence, now)
         sentences, support = read.sentences, read.support
         lexical = np.zeros(len(options))
         if not sentences:
@@ -713,6 +808,8 @@ class OptionScorer:
         if read.claim and set(polarity) == {True, False}:  # "Did I bake a cake?" "Yes" / "No"
             said = _claimed(read)
             lexical = np.array([1.0 if p == said else 0.0 for p in polarity])
+        elif intent not in ("count", "when", "who") and asks_summary(question):
+            lexical = self._footage(options, read, evidence, common)
         elif unit == "day" and None not in numbers and (days := _days_recorded(read, evidence)):
             lexical = np.array([1.0 if n == days else 0.0 for n in numbers])
         elif intent != "count" and all(ranges):
@@ -736,8 +833,11 @@ class OptionScorer:
                 and all(windows := [relative_window(o, now) or ago_window(o, now) for o in options]):
             lexical = self._dated(windows, evidence, read.weight * _most_about(read), read.core, now)  # type: ignore[arg-type]
         elif intent == "count" and None not in numbers:
+            # a count a memory computed is over all of its history, not the time the question names
+            timed = not read.fits.all() and read.fits.any()
             count = (_people(question, read, evidence) if counts_people(question) else None) \
-                or self._counted(question, read, evidence) or self._moments(read.asked, evidence, read.cover)
+                or (None if timed else self._counted(question, read, evidence)) \
+                or self._moments(read.asked, evidence, read.cover * (read.fits if timed else 1.0))
             if count:
                 lexical = np.array([1.0 if n == count else 0.0 for n in numbers])
         elif intent == "who" and asks_about_speech(question):
@@ -829,6 +929,8 @@ class OptionScorer:
             coverage = self._coverage(option, distinct, nouns, sentence)
             if not coverage:
                 continue
+            if read.actor is not None and _done_by_others(read.actor, wanted, sentence.text):
+                coverage *= MISATTRIBUTED
             if colour and not _said_of(wanted, asked, sentence):
                 # a sentence that names several colours ("the main colours are purple, white
                 # and black") says less of each than one that names a thing's one colour
@@ -855,6 +957,26 @@ class OptionScorer:
             if whole in sentence.quotes:
                 score += 0.5
         return score
+
+    def _footage(self, options: Sequence[str], read: _Read, evidence: Sequence[Evidence], common: set[str]) -> np.ndarray:
+        """For a question that asks what a stretch was mostly about (`intent.asks_summary`): per
+        option, the share of the footage of the items at the time the question names that its
+        words cover (each item by its sentence that covers the most of them, at most in full,
+        times the seconds it spans). What most of the footage shows is the summary, so a window
+        that tells of an hour counts for the hour, and one clip that says the option's words
+        exactly counts for its 30 s."""
+        spans = np.array([max(e.t_end - e.t_start, 0.0) for e in evidence]) * (read.fits if read.fits.any() else 1.0)
+        total = spans.sum()
+        out = np.zeros(len(options))
+        if total <= 0:
+            return out
+        for k, option in enumerate(options):
+            distinct, nouns = self._option_words(option, common), noun_lemmas(option)
+            cover = np.zeros(len(evidence))
+            for sentence in read.sentences:
+                cover[sentence.item] = max(cover[sentence.item], min(1.0, self._coverage(option, distinct, nouns, sentence)))
+            out[k] = float((cover * spans).sum() / total)
+        return out
 
     def _ordered(self, question: str, options: Sequence[str], evidence: Sequence[Evidence]) -> np.ndarray | None:
         """For a question weighing happenings in time: 1 for the option whose happening the
@@ -1169,6 +1291,20 @@ def _absence(question: str, read: _Read, evidence: Sequence[Evidence]) -> float 
                 longest = max(longest or 0.0, start - reach)
             reach = end if reach is None else max(reach, end)
     return longest
+
+
+def _done_by_others(actor: str, wanted: AbstractSet[str], text: str) -> bool:
+    """Whether every word of an option's in the sentence hangs from a clause whose subject
+    names people and not the `actor` the question asks about (`nlp.clause_subjects`): for the
+    wearer ("i"), no "I" or "we"; for a name, neither it nor a pronoun that may stand for it.
+    A clause whose subject is no person says nothing either way."""
+    found = [people for said, people in clause_subjects(text) if said & wanted]
+    groups = [people for people in found if people is not None]
+    if not found or len(groups) < len(found):
+        return False
+    if actor in WEARER:
+        return not any(people & WEARER for people in groups)
+    return not any(people & (THIRD_PERSON | {actor}) for people in groups)
 
 
 def _said_of(wanted: AbstractSet[str], asked: AbstractSet[str], sentence: _Sentence) -> bool:
