@@ -808,7 +808,7 @@ class OptionScorer:
         if read.claim and set(polarity) == {True, False}:  # "Did I bake a cake?" "Yes" / "No"
             said = _claimed(read)
             lexical = np.array([1.0 if p == said else 0.0 for p in polarity])
-        elif intent not in ("count", "when", "who") and asks_summary(question):
+        elif intent not in ("count", "when", "who", "order") and asks_summary(question):  # not "which happened earlier in the video?"
             lexical = self._footage(options, read, evidence, common)
         elif unit == "day" and None not in numbers and (days := _days_recorded(read, evidence)):
             lexical = np.array([1.0 if n == days else 0.0 for n in numbers])
