@@ -1037,3 +1037,17 @@ def test_a_count_at_a_named_time_counts_only_what_lies_there(language: OfflineLa
     assert language.answer("How many cups of tea did I make today?", options, tea, now=now).answer == "2"
     assert language.answer("How many cups of tea did I make yesterday?", options, tea, now=now).answer == "1"
     assert language.answer("How many cups of tea did I make in all?", options, tea, now=now).answer == "4"
+
+
+def test_a_summary_of_a_stretch_is_told_by_the_words_that_set_it_apart(language: OfflineLanguage) -> None:
+    """The bread is in every part of this baking video, so it does not tell the last third from
+    the first: what only the last third shows (eating, tidying) does."""
+    def clip(minute: float, text: str) -> Evidence:
+        return Evidence(minute * 60, minute * 60 + 30, text, "episodic", 0.5, "v")
+    video = [*[clip(m / 2, "She buys flour and yeast for the bread at the shop.") for m in range(12)],
+             *[clip(6 + m / 2, "She kneads the bread dough on the table.") for m in range(12)],
+             *[clip(12 + m / 2, "The family eats the warm bread at the table.") for m in range(8)],
+             *[clip(16 + m / 2, "She tidies the kitchen and wipes the table.") for m in range(4)]]
+    options = ["She buys the bread", "The loaf is eaten and she tidies up", "She bakes a cake", "She goes for a run"]
+    assert language.answer("What happens in the last third of the video?", options, video).answer \
+        == "The loaf is eaten and she tidies up"

@@ -118,7 +118,9 @@ reads typed evidence fields, never a memory's prose:
   "which best sums up yesterday afternoon?", "the main topic", `intent.asks_summary`): each
   option scores the share of the footage of the items at the time the question names that its
   words cover (`_footage`, each item's seconds times its best sentence's coverage): what most
-  of the stretch shows, told by the hour-long window as much as by its clips.
+  of the stretch shows, told by the hour-long window as much as by its clips. Where a stretch
+  is named, each word counts by the share of the footage holding it that lies in the stretch:
+  a video's topic, in every part of it, does not tell one part from another.
 * The option "Me" (the camera's wearer, `_first_person`) is found where a sentence says "I", as
   a name is where it names someone, and takes the other options' mean MiniLM cosine.
 * Options that are all time ranges in any form `timeline.parse_range` reads ("12:30-13:00",
@@ -964,17 +966,25 @@ class OptionScorer:
         words cover (each item by its sentence that covers the most of them, at most in full,
         times the seconds it spans). What most of the footage shows is the summary, so a window
         that tells of an hour counts for the hour, and one clip that says the option's words
-        exactly counts for its 30 s."""
-        spans = np.array([max(e.t_end - e.t_start, 0.0) for e in evidence]) * (read.fits if read.fits.any() else 1.0)
+        exactly counts for its 30 s. Where the question names a stretch, each word counts by how
+        much more of the footage holding it lies in the stretch than outside it: the video's
+        topic ("the mussels", in every part) does not tell its last part from its first."""
+        seconds = np.array([max(e.t_end - e.t_start, 0.0) for e in evidence])
+        inside = read.fits if read.fits.any() else np.ones(len(evidence), bool)
+        spans = seconds * inside
         total = spans.sum()
         out = np.zeros(len(options))
         if total <= 0:
             return out
         for k, option in enumerate(options):
             distinct, nouns = self._option_words(option, common), noun_lemmas(option)
+            holding = {w: np.array([_held(w, said, nouns) in said for said in read.item_words]) for w in distinct}
+            # per word: the share of its footage inside over the share of all footage inside
+            tell = {w: float((seconds * held * inside).sum() / max((seconds * held).sum(), 1e-9)) for w, held in holding.items()}
             cover = np.zeros(len(evidence))
             for sentence in read.sentences:
-                cover[sentence.item] = max(cover[sentence.item], min(1.0, self._coverage(option, distinct, nouns, sentence)))
+                said = [tell[w] for w in distinct if _held(w, sentence.words, nouns) in sentence.words]
+                cover[sentence.item] = max(cover[sentence.item], sum(said) / max(len(distinct), 1))
             out[k] = float((cover * spans).sum() / total)
         return out
 
