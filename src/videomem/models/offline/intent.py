@@ -93,18 +93,18 @@ _HAPPEN = frozenset({"happen", "occur", "unfold"})
 _TOPIC_NOUNS = frozenset({"topic", "theme", "idea", "activity", "content", "focus", "subject"})
 _RELATIVE_DAYS = frozenset({"today", "yesterday", "tonight"})
 _RELATIVE_PARTS = frozenset({"this", "last", "yesterday"})
+"""Words before a part of the day that place it relative to now ("this morning", "last night")."""
 _SPAN_PREPOSITIONS = frozenset({"before", "after", "since", "until", "till"})
 _AT_MEAL = frozenset({"at", "during", "over", "through"})
 """Prepositions that put what is asked at a meal ("during lunch")."""
 _MEAL_VERBS = frozenset({"have", "eat", "cook", "make", "drink", "serve"})
 """Verbs whose "for dinner" is the meal itself ("what did we eat for dinner?"), not what it is
 for ("what did I buy for dinner?")."""
-"""Words before a part of the day that place it relative to now ("this morning", "last night")."""
 _RECORDING_NOUNS = frozenset({"video", "recording", "clip", "footage", "film", "movie", "show", "episode", "stream"})
+"""Nouns that name the recording itself ("the middle of the video")."""
 _STRETCHES = _RECORDING_NOUNS | frozenset(PERIODS) | frozenset(_PART_SHARES) | frozenset(
     {"day", "hour", "minute", "part", "half", "section", "segment", "stretch", "session", "today", "yesterday"})
 """What "describes" may be said of for a summary: the recording or a stretch of time."""
-"""Nouns that name the recording itself ("the middle of the video")."""
 _STRETCH_NOUNS = frozenset({"start", "beginning", "end", "middle", "midpoint", "half", "part", "rest", "remainder",
                             "course", "minute", "second", "moment", "portion", "section"})
 """Nouns of a stretch of the recording ("the last few minutes of the video")."""
@@ -461,14 +461,18 @@ def asks_summary(question: str) -> bool:
     ("what was the morning mostly about?", "overall, how did I spend today?"), its main topic
     or theme, what best describes a stretch of time or the recording ("which best describes
     the first ten minutes?"; not "the woman's coat"), or what happens over such a stretch
-    ("what happens in the last part of the video?"; not "at 14:10")."""
+    ("what happens in the last part of the video?"; not "at 14:10"). Not a question that asks
+    for a count, a time, a person or an order ("who mostly washes up?", "which happened earlier
+    in the video, A or B?")."""
+    if question_intent(question) in ("who", "count", "when", "order"):
+        return False
     for token in _parse(question):
         word = token.lemma_.lower()
         if word in _SUMMARY_WORDS or token.lower_ in _SUMMARY_WORDS:
             return True
         if word == "sum" and any(c.dep_ == "prt" and c.lower_ == "up" for c in token.children):
             return True
-        if token.lower_ in _MOSTLY and question_intent(question) not in ("who", "count", "when"):
+        if token.lower_ in _MOSTLY:
             return True
         if word in _MAIN and token.head.lemma_.lower() in _TOPIC_NOUNS:
             return True
@@ -540,8 +544,8 @@ def recording_part(question: str) -> tuple[float, float] | None:
     a night, of a sofa, of cooking, "the first half of the match")."""
     for token in _parse(question):
         word = token.lemma_.lower()
-        named = [o for c in token.children if c.lower_ == "of" for o in c.children if o.dep_ == "pobj"]
-        of_recording = all(o.lemma_.lower() in _RECORDING_NOUNS for o in named)
+        named = _of_nouns(token)
+        of_recording = named <= _RECORDING_NOUNS
         if word in _MIDDLE_NOUNS and named and of_recording:
             return (1 / 3, 2 / 3)
         if word in _PART_SHARES and of_recording:
@@ -567,8 +571,7 @@ def recording_stretch(question: str) -> tuple[End, float] | None:
         if token.lemma_.lower() not in _UNIT_NOUNS:
             continue
         sides = [_PART_SIDES[c.lower_] for c in token.children if c.dep_ == "amod" and c.lower_ in _PART_SIDES]
-        named = [o for c in token.children if c.lower_ == "of" for o in c.children if o.dep_ == "pobj"]
-        if not sides or not all(o.lemma_.lower() in _RECORDING_NOUNS for o in named):
+        if not sides or not _of_nouns(token) <= _RECORDING_NOUNS:
             continue
         count = [c for c in token.children if c.dep_ == "nummod"]
         try:
@@ -577,6 +580,11 @@ def recording_stretch(question: str) -> tuple[End, float] | None:
             continue
         return sides[0], n * unit_seconds(token.lemma_.lower())
     return None
+
+
+def _of_nouns(token) -> frozenset[str]:  # noqa: ANN001 - spacy.tokens.Token
+    """The lemmas of what an "of" after a word names ("the middle of the video" → video)."""
+    return frozenset(o.lemma_.lower() for c in token.children if c.lower_ == "of" for o in c.children if o.dep_ == "pobj")
 
 
 def _names_part(token) -> bool:  # noqa: ANN001 - spacy.tokens.Token

@@ -472,6 +472,12 @@ def _covered(evidence: Sequence[Evidence]) -> dict[str, tuple[float, float]]:
     return covered
 
 
+def _where_named(fits: np.ndarray) -> np.ndarray:
+    """The items at the time the question names (`_Read.fits`), or all of them when none lies
+    there: evidence from elsewhere is still all there is to read."""
+    return fits if fits.any() else np.ones(len(fits), bool)
+
+
 def _holds(item: Evidence, start: float, end: float) -> bool:
     """Whether an item holds a moment the question names (`start == end`) or overlaps a stretch
     it names by more than a touch."""
@@ -564,9 +570,8 @@ class _Timing:
     """Per item: whether it starts in a part of the day or at a meal the question names (all
     when none)."""
     fits: np.ndarray
-    """Per item: whether it lies where every time the question names puts it."""
-    cued: bool
-    """Whether the question names any time at all."""
+    """Per item: whether it lies where every time the question names puts it (all when it names
+    none)."""
 
 
 @dataclass(frozen=True)
@@ -662,9 +667,7 @@ class OptionScorer:
             inside = np.zeros(len(evidence), bool)
             for lo, hi in hours:
                 inside |= ((hour >= lo) & (hour < hi)) | ((hour + 24 >= lo) & (hour + 24 < hi))
-        cued = day is not None or bool(times) or part is not None or stretch is not None or bool(hours)
-        return _Timing(periods, day is not None, on_day, times, stretches, holds, in_part, inside,
-                       fits & in_part & inside, cued)
+        return _Timing(periods, day is not None, on_day, times, stretches, holds, in_part, inside, fits & in_part & inside)
 
     def _weights(
         self, question: str, evidence: Sequence[Evidence], about: np.ndarray, whole: np.ndarray, timing: _Timing
@@ -736,8 +739,7 @@ class OptionScorer:
         # time, the items at that time are the ones to tell apart: a word only the others hold
         # ('lunch', said of another day's) would draw the answer to them
         timing = self._timing(question, evidence, now)
-        fitting = timing.fits if timing.cued and timing.fits.any() else np.ones(len(evidence), bool)
-        asked = claim & set().union(*(w for w, fit in zip(item_words, fitting) if fit))
+        asked = claim & set().union(*(w for w, fit in zip(item_words, _where_named(timing.fits)) if fit))
         placing = placing_clause(question)
         position = time_position(question)
         beside = None
@@ -810,7 +812,7 @@ class OptionScorer:
         if read.claim and set(polarity) == {True, False}:  # "Did I bake a cake?" "Yes" / "No"
             said = _claimed(read)
             lexical = np.array([1.0 if p == said else 0.0 for p in polarity])
-        elif intent not in ("count", "when", "who", "order") and asks_summary(question):  # not "which happened earlier in the video?"
+        elif asks_summary(question):
             lexical = self._footage(options, read, evidence, common)
         elif unit == "day" and None not in numbers and (days := _days_recorded(read, evidence)):
             lexical = np.array([1.0 if n == days else 0.0 for n in numbers])
@@ -836,10 +838,10 @@ class OptionScorer:
             lexical = self._dated(windows, evidence, read.weight * _most_about(read), read.core, now)  # type: ignore[arg-type]
         elif intent == "count" and None not in numbers:
             # a count a memory computed is over all of its history, not the time the question names
-            timed = not read.fits.all() and read.fits.any()
+            named = _where_named(read.fits)
             count = (_people(question, read, evidence) if counts_people(question) else None) \
-                or (None if timed else self._counted(question, read, evidence)) \
-                or self._moments(read.asked, evidence, read.cover * (read.fits if timed else 1.0))
+                or (self._counted(question, read, evidence) if named.all() else None) \
+                or self._moments(read.asked, evidence, read.cover * named)
             if count:
                 lexical = np.array([1.0 if n == count else 0.0 for n in numbers])
         elif intent == "who" and asks_about_speech(question):
@@ -970,7 +972,7 @@ class OptionScorer:
         much more of the footage holding it lies in the stretch than outside it: the video's
         topic ("the mussels", in every part) does not tell its last part from its first."""
         seconds = np.array([max(e.t_end - e.t_start, 0.0) for e in evidence])
-        inside = read.fits if read.fits.any() else np.ones(len(evidence), bool)
+        inside = _where_named(read.fits)
         spans = seconds * inside
         total = spans.sum()
         out = np.zeros(len(options))
