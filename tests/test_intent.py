@@ -8,7 +8,7 @@ import pytest
 from videomem.models.offline.intent import (
     Extreme, absent_words, adverb_places, asks_about_speech, between_phrases, counted_unit, counts_into, counts_people, duration_extreme, modifier_words,
     asks_summary, meal_time, placing_clause, question_actor, question_intent, recording_part, recording_stretch, recording_words,
-    relative_day, time_position,
+    relative_day, time_position, what_was_said,
 )
 
 
@@ -33,6 +33,9 @@ from videomem.models.offline.intent import (
         ("Who holds the remote at present?", "latest"),
         ("How does the film end?", "latest"),
         ("How does the clip open?", "earliest"),
+        ("What did Ines hand me a moment ago?", "latest"),
+        ("A little while ago, who rang the doorbell?", "latest"),
+        ("Which mug did I wash a few minutes ago?", "latest"),
     ],
 )
 def test_an_end_of_the_timeline_is_read_from_varied_phrasing(question: str, end: str) -> None:
@@ -48,6 +51,9 @@ def test_an_end_of_the_timeline_is_read_from_varied_phrasing(question: str, end:
         "Where did the story start?",  # a start that is no end of the timeline
         "What colour is the kettle?",
         "Which came later, the rain or the barbecue?",  # a comparison, not an end
+        "How long ago did the kettle boil?",  # a time asked for
+        "How many minutes ago did Ines ring?",
+        "What was I doing two hours ago?",  # a place in time, not the latest occasion
         "What did Alice cook on the first day?",  # which day, not which occurrence
         "Where did we eat on our last evening?",
         "What was Omar doing at the moment the bell rang?",  # a moment named, not now
@@ -386,3 +392,21 @@ def test_a_question_that_asks_what_a_stretch_was_mostly_about(question: str, sum
 )
 def test_a_stretch_of_time_named_from_one_end(question: str, stretch: tuple[str, float] | None) -> None:
     assert recording_stretch(question) == stretch
+
+
+@pytest.mark.parametrize(
+    ("question", "said", "not_said"),
+    [
+        ("While we were icing the cake, who said the oven was too hot?", {"oven", "hot"}, {"ice", "cake"}),
+        ("Who told me about the flat tyre after lunch?", {"flat", "tyre"}, {"lunch"}),
+        ("Who suggested calling a taxi when the rain started?", {"call", "taxi"}, {"rain", "start"}),
+        ("Who asked me to fetch the ladder?", {"fetch", "ladder"}, {"i"}),
+    ],
+)
+def test_what_was_said_is_what_the_verb_of_speech_governs(question: str, said: set[str], not_said: set[str]) -> None:
+    words = what_was_said(question)
+    assert said <= words and not (not_said & words)
+
+
+def test_nothing_is_said_without_a_verb_of_speech() -> None:
+    assert what_was_said("Who fixed the bike while we were icing the cake?") == frozenset()

@@ -1051,3 +1051,57 @@ def test_a_summary_of_a_stretch_is_told_by_the_words_that_set_it_apart(language:
     options = ["She buys the bread", "The loaf is eaten and she tidies up", "She bakes a cake", "She goes for a run"]
     assert language.answer("What happens in the last third of the video?", options, video).answer \
         == "The loaf is eaten and she tidies up"
+
+
+def test_a_short_sentence_is_about_the_question_as_far_as_its_neighbours_say(language: OfflineLanguage) -> None:
+    """A caption told in short sentences says where the thermos came from in one sentence and
+    whom it was filled for in the next: the question's words within `NEAR` words of the option's
+    count across the full stop (at half the weight of those in its own sentence), as they do
+    inside one long sentence."""
+    kitchen = [item(600, "A red thermos stands on the kitchen shelf.", 0.7),
+               item(900, "I took the thermos from the cupboard by the stairs. Filled it for Omar.", 0.5)]
+    options = ["The cupboard by the stairs", "The kitchen shelf", "The car boot", "Omar's backpack"]
+    assert language.answer("Where did the thermos I filled for Omar come from?", options, kitchen).answer \
+        == "The cupboard by the stairs"
+
+
+def test_a_little_while_ago_asks_for_the_latest_occasion(language: OfflineLanguage) -> None:
+    """"A moment ago", "a little while ago": the latest time Nadia handed me something, though
+    the older one is retrieved first."""
+    desk = [item(1000, "Nadia hands me the stapler across the desk.", 0.8),
+            item(5000, "Nadia hands me the scissors across the desk.", 0.5)]
+    options = ["The stapler", "The scissors", "The tape", "The glue"]
+    for question in ("What did Nadia hand me a moment ago?", "A little while ago, what did Nadia hand me?"):
+        assert language.answer(question, options, desk, now=5400).answer == "The scissors", question
+
+
+def test_who_said_it_is_told_by_what_was_said_not_by_when(language: OfflineLanguage) -> None:
+    """The clause placing the question ("while I was repotting the cracked fern") is not what
+    was said: Dev's line says the clay, Priya's only the fern and the crack."""
+    lines = (Speech(40, 43, "oh no, the fern pot is cracked", speaker="Priya"),
+             Speech(44, 46, "that is not real clay anyway", speaker="Dev"))
+    porch = [replace(item(30, "We kneel on the porch around the fern.", 0.7), speech=lines)]
+    options = ["Priya", "Dev", "Omar", "Lena"]
+    question = "While I was repotting the cracked fern, who said the pot was not real clay?"
+    assert language.answer(question, options, porch).answer == "Dev"
+
+
+def test_where_something_was_put_is_where_the_sentence_that_puts_it_says(language: OfflineLanguage) -> None:
+    """"Put", "take", "give" are spaCy stopwords but say what happened: the scissors were put in
+    the drawer, only seen on the desk."""
+    study = [item(100, "I see the scissors on the desk next to the lamp.", 0.8),
+             item(700, "I put the scissors in the drawer.", 0.5)]
+    options = ["On the desk", "In the drawer", "On the shelf", "In the bin"]
+    assert language.answer("Where did I put the scissors?", options, study).answer == "In the drawer"
+
+
+def test_a_number_written_as_a_word_holds_the_option_in_digits(language: OfflineLanguage) -> None:
+    """"Sold for seven coins" holds "7 coins", and "7 cups" the option "Seven"."""
+    auction = [item(100, "The lamp goes up for auction and is sold for seven coins.", 0.5),
+               item(400, "Mo jokes that he would resell the lamp for 20 coins.", 0.7)]
+    options = ["7 coins", "20 coins", "3 coins", "10 coins"]
+    assert language.answer("What did the lamp sell for at the auction?", options, auction).answer == "7 coins"
+    cafe = [item(100, "Ines carries 7 cups of tea to the terrace.", 0.5),
+            item(400, "Ines wipes two tables on the terrace.", 0.7)]
+    assert language.answer("How many cups of tea did Ines carry to the terrace?", ["Two", "Seven", "Four", "Nine"],
+                           cafe).answer == "Seven"

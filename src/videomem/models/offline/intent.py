@@ -66,6 +66,11 @@ _START_VERBS = frozenset({"begin", "start"})
 _SEQUENCE_WORDS = frozenset({"order", "sequence", "succession"})
 _NOW_NOUNS = frozenset({"moment", "present"})
 """Nouns of "at the moment", "at present": now, the latest occurrence."""
+_A_WHILE = frozenset({"while", "moment", "bit", "second", "seconds", "minute", "minutes"})
+"""Nouns of a short, unmeasured time back ("a little while ago", "a few minutes ago"): the latest
+occurrence, as "just now" is; not "an hour ago" (a place in time) nor "how long ago"."""
+_FEW = frozenset({"a", "an", "little", "few", "couple", "of", "short", "brief"})
+"""Words before such a noun that keep the time short and unmeasured ("a few", "a couple of")."""
 _ABSENT = frozenset({"away", "gone", "absent", "missing", "out"})
 """Words saying someone or something was not there ("how long was the car gone?")."""
 _STAY_VERBS = frozenset({"stay", "remain", "keep", "be", "go", "take"})
@@ -334,7 +339,8 @@ def time_position(question: str) -> TimePosition | None:
     ordinal of a day ("the first day", "last night") names a day (`daytime.question_window`),
     one of a part of the recording names that part ("the last part of the video",
     `recording_part`), and one of a thing that is not an occasion names that thing ("the second
-    floor"). The recording's own verb of an end asks for that end ("how does the video end?")."""
+    floor"). The recording's own verb of an end asks for that end ("how does the video end?");
+    a short, unmeasured time back, "a little while ago", asks for the latest (`_a_while`)."""
     tokens = [t for t in _parse(question) if not t.is_punct]
     lower = [t.lower_ for t in tokens]
     duration = question_intent(question) == "duration"
@@ -364,6 +370,8 @@ def time_position(question: str) -> TimePosition | None:
             found["earliest" if token.lemma_.lower() in _START_NOUNS else "latest"].add(token.lemma_.lower())
         elif token.lemma_.lower() in _START_VERBS and i and lower[i - 1] == "to" and lower[i + 1 : i + 2] == ["with"]:
             found["earliest"].add(token.lemma_.lower())
+        elif word == "ago" and (recent := _a_while(tokens[:i])):
+            found["latest"] |= recent
         elif word in _NOW_NOUNS and i and lower[i - 1] in ("the", "at") and token.head.lower_ == "at" \
                 and (token.i + 1 == len(token.doc) or token.doc[token.i + 1].is_punct):
             found["latest"].add(word)  # "at the moment?", "at present"; not "at the moment she left"
@@ -375,6 +383,21 @@ def time_position(question: str) -> TimePosition | None:
     if len(ends) != 1:
         return None
     return TimePosition(ends[0], frozenset(found[ends[0]]), change=changed)
+
+
+def _a_while(before) -> set[str]:  # noqa: ANN001 - list of spacy.tokens.Token
+    """The words of "a little while", "a few minutes" ending `before` (the words before an "ago"),
+    with "ago"; empty when they say no short, unmeasured time ("two hours", "how many minutes")."""
+    lower = [t.lower_ for t in before]
+    if not lower or lower[-1] not in _A_WHILE:
+        return set()
+    start = len(lower) - 1
+    while start and lower[start - 1] in _FEW:
+        start -= 1
+    said = before[start:]
+    if lower[-1] not in ("while", "moment", "bit") and not {"few", "couple"} & set(lower[start:]):
+        return set()
+    return {"ago", *(t.lower_ for t in said), *(t.lemma_.lower() for t in said)} if lower[start] in ("a", "an") else set()
 
 
 Relation = Literal["during", "before", "after"]
@@ -710,6 +733,28 @@ def between_phrases(question: str) -> list[tuple[str, str]]:
         return []
     parts = [p.strip(" ,") for p in re.split(r"\band\b", said[1].strip(" ?.!"), flags=re.IGNORECASE)]
     return [(" and ".join(parts[:k]), " and ".join(parts[k:])) for k in range(1, len(parts))]
+
+
+_SAID_DEPS = frozenset({"ccomp", "xcomp", "dobj", "attr", "oprd"})
+"""Dependents of a verb of speech that hold what was said ("said [it was not jade]", "suggested
+[ordering pizza]"); and a preposition of topic (`_ABOUT`: "told me [about the toothache]")."""
+_ABOUT = frozenset({"about", "of", "on", "over", "regarding", "concerning"})
+
+
+def what_was_said(question: str) -> frozenset[str]:
+    """The lemmas of what the question says was said, by the subtrees a verb of speech governs
+    (`_SAID_DEPS`), without the clauses that place it in time ("while I was fixing the bangle",
+    "when we were hungry") nor who was told ("me"); empty when no verb of speech governs any."""
+    out: set[str] = set()
+    for token in _parse(question):
+        if token.lemma_.lower() not in SPEECH_VERBS:
+            continue
+        for child in token.children:
+            if child.pos_ == "PRON" or not (child.dep_ in _SAID_DEPS or (child.dep_ == "prep" and child.lower_ in _ABOUT)):
+                continue
+            placed = {t.i for c in child.subtree if c.dep_ == "advcl" for t in c.subtree}
+            out |= {t.lemma_.lower() for t in child.subtree if t.i not in placed and not t.is_punct}
+    return frozenset(out)
 
 
 def asks_about_speech(question: str) -> bool:

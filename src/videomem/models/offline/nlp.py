@@ -281,9 +281,16 @@ def _stemmer():  # noqa: ANN202 - Stemmer.Stemmer
     return Stemmer.Stemmer("english")
 
 
+_CARDINALS = {word: str(value) for word, value in NUMBERS.items() if word not in ("once", "twice", "thrice")}
+"""Number words and their digits: "Five coins" holds the option "5 coins", "5 cups" the option "Five"."""
+_DIGITS = {digits: word for word, digits in _CARDINALS.items()}
+
+
 @lru_cache(maxsize=65536)
 def _forms_of(word: str) -> frozenset[str]:
     out = {word, root(word)} | _word_lemmas(word)
+    if number := _CARDINALS.get(word) or _DIGITS.get(word):
+        out.add(number)
     for form in list(out):
         if len(form) > 5 and form.endswith("ing"):
             stem = form[:-3]

@@ -23,7 +23,7 @@ the question's content words, or as many as the best item holds, or every word o
 happening itself, `_Read.core`: "the kettle" of "when was the kettle on the counter last
 used?"):
 * a question about an end of the timeline (`intent.time_position`: "most recently", "at the
-  very start", "originally", "in the end", "newest", "at the moment", "how does the video
+  very start", "originally", "in the end", "newest", "at the moment", "a little while ago", "how does the video
   end?", …): those items ranked by time instead, latest (or earliest) first, weights 1, 1/2, 1/3, …; other items × 0.3 (by time of day when
   the question also names a part of the day: "first thing in the morning"; but by day for a
   habit that changed, "what did I use to drink in the morning?"). An ordinal past
@@ -74,7 +74,9 @@ used?"):
 
 * relevance: the share of the question's content words within `NEAR` (8) words of the option's
   own words in the sentence (a glossed 30-s caption is one long sentence, and a name twenty
-  words away from the question's verb is not who did it), or half the sentence's share,
+  words away from the question's verb is not who did it) — running on into the item's
+  neighbouring described sentences (a caption told in short sentences), a word there counting
+  `NEIGHBOUR` (half), not into a line of speech (`_caption_runs`) —, or half the sentence's share,
   whichever is larger; the sentence's share is the share of the question's content words in
   it, or 0.8 × that share in the whole evidence item (a location header and an action shown in
   one clip belong together); the option's own words are left out of the question's here ("room"
@@ -143,7 +145,9 @@ reads typed evidence fields, never a memory's prose:
 * A who-question about speech (intent `who` and a verb of speech, `intent.asks_about_speech`:
   "who brought up the concert", "which person was talking about …"): each option scores by the transcript lines whose
   speaker it names (`Evidence.speech`), the share of the question's content words in the
-  line times its item's weight; the speaker of the best-matching line wins.
+  line times its item's weight, of the words of what was said when the question says it
+  (`intent.what_was_said`: not "while I was repotting the fern" of "… who said the pot was not
+  real clay?"); the speaker of the best-matching line wins.
 * An order question (intent `order`: "… first, X or Y?", "which came later, …"), two of whose
   options name happenings the evidence records: the option found first wins (the later one when
   the question asks for it, `intent.asks_later`; the nth from the start for an ordinal of the
@@ -235,7 +239,7 @@ from videomem.models.offline.intent import (
     PART_WORDS, SPEECH_CUES, End, Extreme, Relation, TimePosition, absent_words, adverb_places, asks_about_speech, asks_later,
     asks_sequence, asks_summary, between_phrases, counted_unit, counts_into, counts_people, duration_extreme, meal_time,
     modifier_words, noun_lemmas, placing_clause, question_actor, question_intent, recording_part, recording_stretch,
-    recording_words, relative_day, time_position,
+    recording_words, relative_day, time_position, what_was_said,
 )
 from videomem.models.offline.nlp import (
     FIRST_PERSON, NUMBER, NUMBERS, WEARER, clause_subjects, forms, lemmas, number_value, person_names, quoted_spans, root,
@@ -280,6 +284,9 @@ NEAR = 8
 """Words either side of an option's word that count as near it: about a clause."""
 SENTENCE_SHARE = 0.5
 """What the question's words elsewhere in the sentence count for, against near the option."""
+NEIGHBOUR = 0.5
+"""What a question word in a neighbouring sentence of the item, within `NEAR` words of the
+option's, counts for beside one in the option's own sentence."""
 AGREEMENT = (1.0, 0.5, 0.25)
 """What an option's best, second and third items' supports count for in its lexical score."""
 UNHELD = 0.5
@@ -292,9 +299,12 @@ PLACE_WORDS = frozenset(
     "top bottom left right front back up down on off in out under over above below behind before after "
     "inside outside".split()
 )
-_KEEP = PLACE_WORDS | frozenset(NUMBERS) | frozenset({"first", "last", "empty", "full", "call"})
+_KEEP = PLACE_WORDS | frozenset(NUMBERS) | frozenset(
+    {"first", "last", "empty", "full", "call", "put", "give", "take", "move", "show"})
 """Words of spaCy's stopword list that say what happened or how a thing was ("the room was
-empty", "a phone call"), kept as content."""
+empty", "a phone call", "where did I put the scissors?"), kept as content."""
+_LABEL = re.compile(r"^\s*[^\s:：][^:：]{0,39}?[:：]\s")
+"""A speaker's label opening a line of speech ("Tasha: ...", "Others: ...")."""
 _ARTICLE = re.compile(r"^\s*(?:a|an|the)\s+", re.IGNORECASE)
 """An option's leading article, no part of its whole-option match."""
 _WE = frozenset({"we", "us", "our", "ours", "ourselves"})
@@ -546,6 +556,12 @@ class _Sentence:
     quotes: frozenset[str]
     tokens: tuple[frozenset[str], ...]
     """Each word's forms, in order (how near two words are)."""
+    before: tuple[frozenset[str], ...]
+    """The last `NEAR` words of the item's described sentences before it (`_caption_runs`): a
+    short sentence ("I picked up the roll on the bed.") is about the question as far as the next
+    one says ("I tore off a piece and handed it to Lucia."), at `NEIGHBOUR` weight."""
+    after: tuple[frozenset[str], ...]
+    """The first `NEAR` words of the item's sentences after it."""
 
 
 @dataclass(frozen=True)
@@ -725,10 +741,15 @@ class OptionScorer:
         # run the tagger over every character twice (most of the answer step's time).
         sentences = []
         for i, item in enumerate(evidence):
-            for text in split_sentences(item.text):
+            texts = split_sentences(item.text)
+            said = [tuple(word_forms(text)) for text in texts]
+            runs = _caption_runs(texts, item)
+            for j, (text, tokens) in enumerate(zip(texts, said)):
                 quotes = frozenset(squash(text[a + 1 : b - 1]) for a, b in quoted_spans(text))
-                tokens = tuple(word_forms(text))
-                sentences.append(_Sentence(text, i, frozenset().union(*tokens), squash(text), quotes, tokens))
+                kin = [k for k, run in enumerate(runs) if run is not None and run == runs[j]]
+                before = tuple(t for k in kin if k < j for t in said[k])[-NEAR:]
+                after = tuple(t for k in kin if k > j for t in said[k])[:NEAR]
+                sentences.append(_Sentence(text, i, frozenset().union(*tokens), squash(text), quotes, tokens, before, after))
         item_words: list[set[str]] = [set() for _ in evidence]
         for sentence in sentences:
             item_words[sentence.item] |= sentence.words
@@ -946,7 +967,12 @@ class OptionScorer:
                 at = [i for i, token in enumerate(sentence.tokens) if token & wanted]
                 if at:
                     near = frozenset().union(*(t for i in at for t in sentence.tokens[max(0, i - NEAR) : i + NEAR + 1]))
-                    share = max(len(asked & near) / len(asked), SENTENCE_SHARE * share)
+                    around = sentence.before + sentence.tokens + sentence.after
+                    at = [i + len(sentence.before) for i in at]
+                    beside = frozenset().union(*(t for i in at for t in around[max(0, i - NEAR) : i + NEAR + 1])) - near
+                    # a word of the next sentence is nearer than the rest of the item, not as near as one of its own
+                    found = len(asked & near) + NEIGHBOUR * len((asked - near) & beside)
+                    share = max(found / len(asked), SENTENCE_SHARE * share)
             yield sentence.item, float(read.weight[sentence.item]) * (0.3 + 0.7 * share) * coverage
 
     def _coverage(self, option: str, distinct: list[str], nouns: frozenset[str], sentence: _Sentence) -> float:
@@ -1101,6 +1127,9 @@ class OptionScorer:
         line), times the line's item weight; zeros when no line both matches and has a speaker
         some option names."""
         asked = {w for w in self._content(question) if w not in SPEECH_CUES and w not in _CUES}
+        # what was said, not when: "while I was fixing the bangle, who said it was not jade?"
+        # is told by the line that says "jade", not by one that says the bangle broke
+        asked = (asked & what_was_said(question)) or asked
         out = np.zeros(len(options))
         if not asked:
             return out
@@ -1370,6 +1399,23 @@ def _fit(measured: float, amounts: Sequence[float]) -> np.ndarray:
     """How close each amount of time is to the one measured: exp(-|ln(measured / amount)|), 1 when
     equal, a half when one is twice the other."""
     return np.exp(-np.abs(np.log(measured / np.asarray(amounts, dtype=np.float64))))
+
+
+def _caption_runs(texts: Sequence[str], item: Evidence) -> list[int | None]:
+    """Per sentence of an item: the run of consecutive described sentences it belongs to, None
+    for a line of speech (a transcript line the item holds, or one that opens with a speaker's
+    label, "Tasha: ..."). Words of neighbouring sentences are near only within a run: a speaker's
+    label beside the last words of the caption says nothing of who did what."""
+    lines = [squash(f"{line.speaker}: {line.text}" if line.speaker else line.text) for line in item.speech]
+    runs: list[int | None] = []
+    run = 0
+    for text in texts:
+        if _LABEL.match(text) or any(squash(text) in line for line in lines):
+            runs.append(None)
+            run += 1
+        else:
+            runs.append(run)
+    return runs
 
 
 def _share(asked: set[str], sentence: frozenset[str], item: set[str]) -> float:
