@@ -10,7 +10,7 @@ import pytest
 
 from memory_stores import offline_models
 from videomem.evidence import Count, Evidence, Span, Speech
-from videomem.models.offline.daytime import question_window, relative_window
+from videomem.models.offline.daytime import question_window, relative_window, spoken_clocks
 from videomem.models.offline.position import recording_window
 from videomem.models.offline.language import OfflineLanguage
 from videomem.models.offline.nlp import forms, root
@@ -1105,3 +1105,43 @@ def test_a_number_written_as_a_word_holds_the_option_in_digits(language: Offline
             item(400, "Ines wipes two tables on the terrace.", 0.7)]
     assert language.answer("How many cups of tea did Ines carry to the terrace?", ["Two", "Seven", "Four", "Nine"],
                            cafe).answer == "Seven"
+
+
+@pytest.mark.parametrize(
+    ("question", "hours"),
+    [
+        ("Around a quarter past three, what was I carrying?", [3.25, 15.25]),
+        ("Who rang at half past ten?", [10.5, 22.5]),
+        ("What did we cook at 7 pm?", [19.0]),
+        ("Where was the van at 10:30 a.m.?", [10.5]),
+        ("Who left just before four, the baker or the cook?", [4.0, 16.0]),
+        ("What did I do at quarter to five?", [4.75, 16.75]),
+        ("What happened at six o'clock?", [6.0, 18.0]),
+    ],
+)
+def test_a_time_of_day_said_in_words_is_read_as_its_hours(question: str, hours: list[float]) -> None:
+    (said,) = spoken_clocks(question)
+    assert [t / 3600 for t in said[1]] == hours
+
+
+@pytest.mark.parametrize("question", ["Who sat at four tables?", "How many of the four cups broke?",
+                                      "What did I buy at the market?"])
+def test_a_number_that_names_no_time_of_day_is_none(question: str) -> None:
+    assert spoken_clocks(question) == []
+
+
+def test_a_time_of_day_is_the_last_one_before_the_question(language: OfflineLanguage) -> None:
+    """"Around a quarter past three" asked at 16:00 on the second day is that afternoon's 15:15
+    (said in words, give or take a few minutes), and "at 10:30" that morning's: not the first
+    day's, nor whatever the best-ranked item shows."""
+    now = DAY + 16 * 3600
+    days = [item(DAY + 11 * 3600, "I carry the laundry basket upstairs.", 0.9),
+            item(15 * 3600 + 900, "I carry a ladder to the shed.", 0.7),
+            item(DAY + 15 * 3600 + 780, "I carry a crate of apples to the kitchen.", 0.5),
+            item(10 * 3600 + 1800, "I water the tomatoes in the greenhouse.", 0.8),
+            item(DAY + 10 * 3600 + 1800, "I sweep the porch steps.", 0.4)]
+    options = ["A ladder", "A crate of apples", "The laundry basket", "A bicycle"]
+    assert language.answer("Around a quarter past three, what was I carrying?", options, days, now=now).answer \
+        == "A crate of apples"
+    chores = ["Watering the tomatoes", "Sweeping the porch", "Carrying the laundry", "Washing the car"]
+    assert language.answer("What was I doing at 10:30?", chores, days, now=now).answer == "Sweeping the porch"

@@ -35,6 +35,22 @@ MEALS: dict[str, tuple[float, float]] = {
 """Meal → the hours it is eaten at, widely (a late breakfast, a late dinner)."""
 NIGHT_BEFORE = (PERIODS["evening"][0], PERIODS["night"][1])
 """The hours of "last night", "tonight", "the night before yesterday": the evening as well."""
+_HOURS = {word: NUMBERS[word] for word in ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine",
+                                             "ten", "eleven", "twelve")}
+_HOUR = r"(1[0-2]|0?[1-9]|" + "|".join(_HOURS) + r")"
+_SPOKEN = re.compile(
+    r"\b(?:(?:a\s+)?(?P<part>quarter|half)\s+(?P<side>past|after|to)\s+" + _HOUR
+    + r"|" + _HOUR + r"(?::(?P<minutes>[0-5]\d))?\s*(?P<meridiem>o['\u2019]clock|[ap]\.?m\b\.?)"
+    + r"|\b(?:around|about|at|before|after|until|till|by|since)\s+(?:just\s+)?" + _HOUR
+    + r"(?=\s*(?:[,.?!;]|$|in\s+the\b|today\b|yesterday\b|this\b|that\b)))",
+    re.IGNORECASE,
+)
+"""A time of day said in words: "a quarter past three", "half past ten", "quarter to five", "four
+o'clock", "3 pm", "10:30 a.m.", "around four," (a bare hour after "around", "at", "before", … that
+ends the phrase)."""
+APPROXIMATE_S = 300.0
+"""How far either side of a time said in words the question may mean ("around a quarter past
+three"): people round to the quarter hour."""
 _DAYS_AGO = re.compile(r"\b(\d+|" + "|".join(NUMBERS) + r")\s+days?\s+ago\b")
 _LAST_NIGHT = re.compile(r"\blast (night|evening)\b")
 
@@ -123,3 +139,28 @@ def closeness(moment: float, window: tuple[float, float], scale: float = 3600.0)
         return 1.0 - 0.5 * abs(moment - (start + half)) / half if half > 0 else 1.0
     gap = start - moment if moment < start else moment - end
     return 0.5 * math.exp(-gap / scale)
+
+
+def spoken_clocks(question: str) -> list[tuple[tuple[int, int], list[float]]]:
+    """Each time of day the question says in words (`_SPOKEN`): its span in the question and the
+    seconds after midnight it may be. An hour without "am" or "pm" is either ("a quarter past
+    three": 03:15 or 15:15); which one, the evidence decides (`scoring.question_times`)."""
+    out = []
+    for match in _SPOKEN.finditer(question):
+        said = [g for g in match.groups() if g is not None]
+        hour_text = next(g for g in said if g.lower() in _HOURS or g.isdigit())
+        hour = _HOURS.get(hour_text.lower()) or int(hour_text)
+        minutes = int(match.group("minutes") or 0)
+        if match.group("part"):
+            minutes = 30 if match.group("part").lower() == "half" else 15
+            if match.group("side").lower() == "to":
+                hour, minutes = hour - 1 or 12, 60 - minutes
+        meridiem = (match.group("meridiem") or "").lower()
+        if meridiem.startswith("a"):
+            hours = [hour % 12]
+        elif meridiem.startswith("p"):
+            hours = [hour % 12 + 12]
+        else:
+            hours = [hour % 12, hour % 12 + 12]
+        out.append((match.span(), [h * 3600.0 + minutes * 60.0 for h in hours]))
+    return out

@@ -42,7 +42,9 @@ used?"):
 * a clock time ("at 12:35", "DAY2 11:09:42"; on a named day, "at 10:00" is that day's hour;
   without one, a place in the recording, "at 04:10", unless no evidence lies within an hour of
   that place and some lies near the time of day it reads as: then that time on each such day,
-  `of_day`; two clocks joined by "and", "to", "until" or a dash name the stretch between them,
+  `of_day`, the last by the query time when there is one; a time of day said in words, "a
+  quarter past three", "7 pm" (`daytime.spoken_clocks`), is a time of day only, 5 minutes
+  either side (`daytime.APPROXIMATE_S`); two clocks joined by "and", "to", "until" or a dash name the stretch between them,
   `question_stretches`): items whose range holds it (overlaps the stretch by more than a
   second) keep their weight, ranked among the items that hold it, and count in full up to the
   stretch's length or the shortest holding item's, whichever is longer; others × 0.3 — except for where something is
@@ -223,8 +225,9 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence, Set as AbstractSet
+from collections.abc import Callable, Iterable, Iterator, Sequence, Set as AbstractSet
 from dataclasses import dataclass
+from typing import TypeVar
 
 import numpy as np
 
@@ -234,7 +237,9 @@ from videomem.errors import TimeFormatError
 from videomem.evidence import Evidence, Span
 from videomem.models.engines import TextEmbedder
 from videomem.models.offline.colours import PALETTE
-from videomem.models.offline.daytime import MEALS, PERIODS, anchored_day, closeness, question_window, relative_window
+from videomem.models.offline.daytime import (
+    APPROXIMATE_S, MEALS, PERIODS, anchored_day, closeness, question_window, relative_window, spoken_clocks,
+)
 from videomem.models.offline.intent import (
     PART_WORDS, SPEECH_CUES, End, Extreme, Relation, TimePosition, absent_words, adverb_places, asks_about_speech, asks_later,
     asks_sequence, asks_summary, between_phrases, counted_unit, counts_into, counts_people, duration_extreme, meal_time,
@@ -341,9 +346,15 @@ def question_times(question: str, day: tuple[float, float] | None = None, eviden
     minutes and seconds. Without a named day a time is a place in the recording ('at 04:10'),
     unless no `evidence` lies near that place and some lies near the time of day it reads as
     (`of_day`): then it is that time on each day the evidence is near it ('at 11:01' in a day's
-    footage that starts at 08:00)."""
+    footage that starts at 08:00). A time of day said in words ("a quarter past three", "4 pm",
+    `daytime.spoken_clocks`) is a time of day only, on the named day or on each day the
+    evidence is near it."""
     out = []
-    for text in _CLOCK.findall(question):
+    spoken = spoken_clocks(question)
+    for match in _CLOCK.finditer(question):
+        if any(a < match.end() and match.start() < b for (a, b), _ in spoken):
+            continue  # "10:30 a.m.": read as said, below
+        text = match.group()
         parts = text.split(":")
         if day is not None and len(parts) == 2 and parts[0].isdigit():
             text = f"{text}:00"
@@ -356,6 +367,9 @@ def question_times(question: str, day: tuple[float, float] | None = None, eviden
             continue
         days = of_day(text, [t], evidence)
         out.extend(days or [t])
+    for _, hours in spoken:
+        for hour in hours:
+            out.extend([day[0] // DAY * DAY + hour] if day is not None else _on_days(hour, evidence))
     return out
 
 
@@ -377,6 +391,27 @@ def question_stretches(question: str, day: tuple[float, float] | None = None,
     return out
 
 
+_T = TypeVar("_T")
+
+
+def _last_before(values: list[_T], now: float, start: Callable[[_T], float]) -> list[_T]:
+    """Of the values that start at one time of day on several days, the last that starts by
+    `now` (all of them when none does)."""
+    out = []
+    for hour in dict.fromkeys(start(v) % DAY for v in values):
+        same = [v for v in values if start(v) % DAY == hour]
+        past = [v for v in same if start(v) <= now]
+        out.extend([max(past, key=start)] if past else same)
+    return out
+
+
+def _unspoken(question: str) -> str:
+    """The question without the times of day it says in words ("a quarter past three")."""
+    for (a, b), _ in reversed(spoken_clocks(question)):
+        question = question[:a] + " " + question[b:]
+    return question
+
+
 def of_day(clock: str, places: Sequence[float], evidence: Sequence[Evidence]) -> list[float]:
     """Where a bare clock ('10:30', '14:05:10') read as a time of day (two parts: hours and
     minutes) falls on each day that some evidence lies within `CLOCK_REACH` of it, when no
@@ -388,8 +423,12 @@ def of_day(clock: str, places: Sequence[float], evidence: Sequence[Evidence]) ->
     if any(_near(t, evidence) for t in places):
         return []
     hours = int(parts[0]) * 3600 + int(parts[1]) * 60 + (int(parts[2]) if len(parts) == 3 else 0)
-    if hours >= DAY:
-        return []
+    return _on_days(hours, evidence) if hours < DAY else []
+
+
+def _on_days(hours: float, evidence: Sequence[Evidence]) -> list[float]:
+    """A time of day (seconds after midnight) on each day that some evidence lies within
+    `CLOCK_REACH` of it."""
     days = sorted({int(e.t_start // DAY) for e in evidence} | {int(e.t_end // DAY) for e in evidence})
     return [d * DAY + hours for d in days if _near(d * DAY + hours, evidence)]
 
@@ -646,7 +685,7 @@ class OptionScorer:
         position = time_position(question)
         cues = _CUES | (position.words if position else frozenset()) | recording_words(question) \
             | (PART_WORDS if recording_part(question) else frozenset())
-        untimed = _CLOCK.sub(" ", question)  # a clock time is a cue: "17" and "00" are no content
+        untimed = _CLOCK.sub(" ", _unspoken(question))  # a clock time is a cue: "17" and "00" are no content
         nouns = noun_lemmas(question)
         places = PLACE_WORDS - adverb_places(question)
         return {_held(w, found, nouns) for w in self._content(untimed) if w not in cues and w not in places}
@@ -662,11 +701,18 @@ class OptionScorer:
         day = question_window(question) or anchored_day(question, evidence) \
             or (relative_window(relative, now) if relative is not None and now is not None else None)
         times = question_times(question, day, evidence)
+        stretches = question_stretches(question, day, evidence)
+        if day is None and now is not None:
+            # a time of day read on several days is the last before the question ("what was I
+            # doing at 10:30?" asked at 15:00 is this morning's)
+            times = _last_before(times, now, lambda t: t)
+            stretches = _last_before(stretches, now, lambda s: s[0])
+        approximate = {t for _, hours in spoken_clocks(question) for t in times if t % DAY in hours}
         on_day = np.ones(len(evidence), bool)
         if day is not None:
             middle = np.array([(e.t_start + e.t_end) / 2 for e in evidence])
             on_day = (middle >= day[0]) & (middle < day[1])
-        stretches = question_stretches(question, day, evidence) or [(t, t) for t in times]
+        stretches = stretches or [(t - APPROXIMATE_S, t + APPROXIMATE_S) if t in approximate else (t, t) for t in times]
         holds = np.array([bool(times) and any(_holds(e, a, b) for a, b in stretches) for e in evidence], bool)
         # where something is at a moment is where it was last put by then (`_weights`), not
         # what the items at that moment show
