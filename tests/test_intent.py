@@ -36,6 +36,7 @@ from videomem.models.offline.intent import (
         ("What did Ines hand me a moment ago?", "latest"),
         ("A little while ago, who rang the doorbell?", "latest"),
         ("Which mug did I wash a few minutes ago?", "latest"),
+        ("Who waved at me a minute ago?", "latest"),
     ],
 )
 def test_an_end_of_the_timeline_is_read_from_varied_phrasing(question: str, end: str) -> None:

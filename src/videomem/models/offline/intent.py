@@ -67,8 +67,9 @@ _SEQUENCE_WORDS = frozenset({"order", "sequence", "succession"})
 _NOW_NOUNS = frozenset({"moment", "present"})
 """Nouns of "at the moment", "at present": now, the latest occurrence."""
 _A_WHILE = frozenset({"while", "moment", "bit", "second", "seconds", "minute", "minutes"})
-"""Nouns of a short, unmeasured time back ("a little while ago", "a few minutes ago"): the latest
-occurrence, as "just now" is; not "an hour ago" (a place in time) nor "how long ago"."""
+"""Nouns of a short, unmeasured time back ("a little while ago", "a minute ago", "a few minutes
+ago"): the latest occurrence, as "just now" is; not "an hour ago" (a place in time), "two
+minutes ago" (an amount) nor "how long ago"."""
 _FEW = frozenset({"a", "an", "little", "few", "couple", "of", "short", "brief"})
 """Words before such a noun that keep the time short and unmeasured ("a few", "a couple of")."""
 _ABSENT = frozenset({"away", "gone", "absent", "missing", "out"})
@@ -394,10 +395,9 @@ def _a_while(before) -> set[str]:  # noqa: ANN001 - list of spacy.tokens.Token
     start = len(lower) - 1
     while start and lower[start - 1] in _FEW:
         start -= 1
-    said = before[start:]
-    if lower[-1] not in ("while", "moment", "bit") and not {"few", "couple"} & set(lower[start:]):
+    if lower[start] not in ("a", "an"):  # "two minutes", "how many minutes": an amount
         return set()
-    return {"ago", *(t.lower_ for t in said), *(t.lemma_.lower() for t in said)} if lower[start] in ("a", "an") else set()
+    return {"ago", *(t.lower_ for t in before[start:]), *(t.lemma_.lower() for t in before[start:])}
 
 
 Relation = Literal["during", "before", "after"]
