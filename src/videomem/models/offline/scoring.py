@@ -252,6 +252,7 @@ from videomem.models.offline.nlp import (
 )
 from videomem.models.offline.position import recording_window
 from videomem.timeline import DAY, format_clock, format_day, parse_range, parse_time
+from videomem.video.transcripts import transcript_text
 
 COLOUR_WORDS = frozenset({"colour", "color"})
 """Question lemmas that ask for a colour."""
@@ -600,7 +601,7 @@ class _Sentence:
     short sentence ("I picked up the roll on the bed.") is about the question as far as the next
     one says ("I tore off a piece and handed it to Lucia."), at `NEIGHBOUR` weight."""
     after: tuple[frozenset[str], ...]
-    """The first `NEAR` words of the item's sentences after it."""
+    """The first `NEAR` words of the item's described sentences after it."""
 
 
 @dataclass(frozen=True)
@@ -1452,7 +1453,7 @@ def _caption_runs(texts: Sequence[str], item: Evidence) -> list[int | None]:
     for a line of speech (a transcript line the item holds, or one that opens with a speaker's
     label, "Tasha: ..."). Words of neighbouring sentences are near only within a run: a speaker's
     label beside the last words of the caption says nothing of who did what."""
-    lines = [squash(f"{line.speaker}: {line.text}" if line.speaker else line.text) for line in item.speech]
+    lines = [squash(transcript_text((line,))) for line in item.speech]
     runs: list[int | None] = []
     run = 0
     for text in texts:
