@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from videomem.models.offline.intent import (
-    Extreme, absent_words, adverb_places, asks_about_speech, between_phrases, counted_unit, counts_into, counts_people, duration_extreme, modifier_words,
+    Extreme, absent_words, adverb_places, asks_about_speech, asks_negated, between_phrases, frequency_extreme, counted_unit, counts_into, counts_people, duration_extreme, modifier_words,
     asks_summary, meal_time, placing_clause, question_actor, question_intent, recording_part, recording_stretch, recording_words,
     relative_day, time_position, what_was_said,
 )
@@ -255,6 +255,41 @@ def test_the_two_happenings_of_a_between_question_are_every_split_at_and() -> No
 
 
 @pytest.mark.parametrize(
+    ("question", "phrases"),
+    [("How much time separated the phone call and the visit?", [("the phone call", "the visit")]),
+     ("How many minutes after the bread went into the oven did Noor take it out?",
+      [("the bread went into the oven", "Noor take it out")]),
+     ("Roughly how long before the ferry left were the bikes loaded?", [("the ferry left", "the bikes loaded")]),
+     ("How long after the kettle was filled did Ravi pour the tea?", [("the kettle was filled", "Ravi pour the tea")]),
+     ("How long did Ravi nap after lunch?", []), ("What did Noor do after the ferry left?", [])],
+)
+def test_the_two_happenings_a_duration_is_measured_between(question: str, phrases: list[tuple[str, str]]) -> None:
+    """"How long after X did Y?" measures from X to Y, as "between X and Y" does; a duration
+    of one happening placed after another ("how long did Ravi nap after lunch?") is not."""
+    assert between_phrases(question) == phrases
+
+
+@pytest.mark.parametrize(
+    ("question", "negated"),
+    [("Which evening did Noor not cook?", True), ("On what day didn't the ferry run?", True),
+     ("Which evening did Noor cook?", False), ("Which room has nobody cleaned?", False)],
+)
+def test_a_question_about_when_something_did_not_happen(question: str, negated: bool) -> None:
+    assert asks_negated(question) is negated
+
+
+@pytest.mark.parametrize(
+    ("question", "most"),
+    [("Which chore did Noor do the most times?", True), ("What happened more often, the ferry or the bus?", True),
+     ("Which did Ravi do least often?", False), ("Which game did we play the fewest times?", False),
+     ("Which sound keeps coming back in the recording?", True), ("How often did Ravi swim?", None),
+     ("Which chore took the most time?", None)],
+)
+def test_a_question_that_asks_what_came_most_or_least_often(question: str, most: bool | None) -> None:
+    assert frequency_extreme(question) is most
+
+
+@pytest.mark.parametrize(
     ("question", "modifiers"),
     [
         ("When was the kettle on the counter last used?", {"counter", "use"}),
@@ -377,7 +412,9 @@ def test_whose_doing_the_question_asks_about(question: str, actor: str | None) -
      ("Who mostly washes the dishes?", False), ("Which best describes Ravi's jacket?", False),
      ("What is the main reason Noor left early?", False), ("What did Ravi put on the table?", False),
      ("What happens during the final third of the film?", True), ("What happened at 14:10?", False),
-     ("What happened in the kitchen?", False)],
+     ("What happened in the kitchen?", False),
+     ("What happened between minute 4 and minute 9?", True), ("Which things happen between 02:10 and 03:30?", True),
+     ("What happened between breakfast and the ferry?", False)],
 )
 def test_a_question_that_asks_what_a_stretch_was_mostly_about(question: str, summary: bool) -> None:
     assert asks_summary(question) is summary

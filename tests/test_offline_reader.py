@@ -1145,3 +1145,113 @@ def test_a_time_of_day_is_the_last_one_before_the_question(language: OfflineLang
         == "A crate of apples"
     chores = ["Watering the tomatoes", "Sweeping the porch", "Carrying the laundry", "Washing the car"]
     assert language.answer("What was I doing at 10:30?", chores, days, now=now).answer == "Sweeping the porch"
+
+
+# ---------------------------------------------------------------- one clock, days and stretches named
+
+
+def _on(video: str, t: float, text: str, score: float = 0.5, source: str = "episodic") -> Evidence:
+    return Evidence(t, t + 30, text, source, score, video)
+
+
+def test_before_and_after_are_read_across_the_files_of_one_week(language: OfflineLanguage) -> None:
+    """An EgoLife week is one clock over many files (`timeline.clock_of`): what came just before
+    a happening is the nearest item before it in any file of the week. And "on DAY2" places the
+    question; it is no word an item must hold (a fact that prints its dates holds "DAY2")."""
+    evidence = [
+        _on("DAY2_B3_NOOR_18000000", DAY + 18 * 3600, "Noor locks the shed.", 0.9),
+        _on("DAY2_B3_NOOR_17300000", DAY + 17.5 * 3600, "Noor hangs the washing on the line.", 0.6),
+        _on("DAY2_B3_NOOR_16000000", DAY + 16 * 3600, "Noor repots the fern.", 0.7),
+        _on("DAY2_B3_NOOR_19000000", DAY + 19 * 3600, "Noor feeds the goats.", 0.8),
+        _on("DAY2_B3_NOOR_18000000", DAY + 18 * 3600,
+            "Noor lock shed. Known since DAY2 18:00:30; seen at DAY1 18:00:00, DAY2 18:00:00.", 0.5, "semantic"),
+    ]
+    options = ["Feeding the goats", "Hanging the washing", "Repotting the fern", "Painting the gate"]
+    now = DAY + 20 * 3600
+    assert language.answer("Just before Noor locked the shed on DAY2, what was she doing?", options, evidence,
+                           now=now).answer == "Hanging the washing"
+    assert language.answer("Right after Noor locked the shed on DAY2, what did she do?", options, evidence,
+                           now=now).answer == "Feeding the goats"
+
+
+def test_which_day_something_happened_is_the_day_its_evidence_lies_on(language: OfflineLanguage) -> None:
+    """Options that name days by number are read from where the evidence about the question
+    lies; one that says it did not happen wins only where nothing about it is found, one that
+    says every day where something is found on each; asked where it did not happen, the day
+    with nothing about it."""
+    swims = [_on(f"DAY{d}_C1_RAVI_07000000", (d - 1) * DAY + 7 * 3600, "Ravi swims laps at the lido.", 0.8)
+             for d in (1, 3)]
+    fence = _on("DAY2_C1_RAVI_15000000", DAY + 15 * 3600, "Ravi mends the fence by the gate.", 0.7)
+    chores = [_on(f"DAY{d}_C1_RAVI_12000000", (d - 1) * DAY + 12 * 3600, "Ravi chops onions for lunch.", 0.4)
+              for d in (1, 2, 3)]
+    evidence = [*swims, fence, *chores]
+    now = 2 * DAY + 22 * 3600
+    days = ["Day 1", "Day 2", "Day 3"]
+    assert language.answer("On which day did Ravi mend the fence?", [*days, "He has not mended it"], evidence,
+                           now=now).answer == "Day 2"
+    assert language.answer("Which day did Ravi not go swimming?", [*days, "He swam every day"], evidence,
+                           now=now).answer == "Day 2"
+    every = [*swims, _on("DAY2_C1_RAVI_07000000", DAY + 7 * 3600, "Ravi swims laps at the lido.", 0.8), *chores]
+    assert language.answer("Which day did Ravi not go swimming?", [*days, "He swam every day"], every,
+                           now=now).answer == "He swam every day"
+
+
+def test_a_time_on_a_named_day_is_that_days_clock(language: OfflineLanguage) -> None:
+    """"Around 09:00 on Day 2" is that morning of that day, not 09:00 of any day."""
+    evidence = [_on("DAY2_C1_RAVI_09000000", DAY + 9 * 3600, "Ravi bakes rye bread.", 0.8),
+                _on("DAY1_C1_RAVI_09000000", 9 * 3600, "Ravi irons his shirts.", 0.6),
+                _on("DAY2_C1_RAVI_13000000", DAY + 13 * 3600, "Ravi bakes a lemon tart.", 0.5)]
+    options = ["Day 1, around 09:00", "Day 2, around 09:00", "Day 2, around 13:00", "Day 1, around 13:00"]
+    assert language.answer("When did Ravi bake the rye bread?", options, evidence, now=2 * DAY).answer \
+        == "Day 2, around 09:00"
+
+
+def test_how_long_after_one_happening_another_came(language: OfflineLanguage) -> None:
+    """"How long after X did Y?" is the time from X's evidence to Y's, not how long either lasted."""
+    evidence = [item(600, "Noor slides the loaf into the oven.", 0.8),
+                item(600 + 25 * 60, "Noor takes the loaf out of the oven and sets it on the rack.", 0.7),
+                item(3000, "Noor waters the basil.", 0.5)]
+    options = ["About 30 seconds", "About 25 minutes", "About an hour", "About 2 hours"]
+    assert language.answer("How many minutes after the loaf went into the oven did Noor take it out?", options,
+                           evidence).answer == "About 25 minutes"
+
+
+def test_where_something_is_at_a_mark_of_the_recording_is_where_it_was_last_put(language: OfflineLanguage) -> None:
+    evidence = [item(120, "The umbrella hangs on the hook by the door.", 0.6),
+                item(480, "The umbrella is put in the stand.", 0.5),
+                item(900, "The umbrella is thrown onto the back seat of the car.", 0.9)]
+    options = ["On the hook", "In the stand", "In the car", "Under the bench"]
+    assert language.answer("At the 10-minute mark, where is the umbrella?", options, evidence).answer \
+        == "In the stand"
+
+
+def test_the_first_minutes_of_a_video_start_at_its_start(language: OfflineLanguage) -> None:
+    """A single video starts at 0, however late the first item found of it lies."""
+    evidence = [item(t, "Ravi sneezes into his sleeve.", 0.6) for t in (90, 180, 300, 540)]
+    assert language.answer("In the first four minutes, how many times does Ravi sneeze?", ["1", "2", "3", "4"],
+                           evidence).answer == "2"
+
+
+def test_what_happens_between_two_marks_of_the_recording(language: OfflineLanguage) -> None:
+    evidence = [item(100, "A cyclist fixes a flat tyre.", 0.6), item(300, "A dog chases a ball across the lawn.", 0.7),
+                item(420, "A man fills a kettle at the tap.", 0.5), item(500, "A woman reads a map on a bench.", 0.4),
+                item(700, "A bus stops and two people get off.", 0.8)]
+    options = ["A tyre is fixed and a bus stops", "A dog chases a ball, a kettle is filled and a map is read",
+               "A bus stops, a dog chases a ball and a tyre is fixed", "A woman reads a map and a cyclist rides off"]
+    assert language.answer("What happens between minute 4 and minute 9?", options, evidence).answer == options[1]
+
+
+def test_which_happening_came_most_or_least_often_is_counted_in_moments(language: OfflineLanguage) -> None:
+    """"Which … the most times?" is the option seen at the most separate moments, a fact's
+    typed supporting moments among them (the best-ranked item says nothing of how often)."""
+    fact = Evidence(5000, 5030, "Noor sharpen knives. Known since 00:20:00; seen at three times.", "semantic", 0.9, "v",
+                    moments=((1200, 1230, "noor sharpen knives"), (3000, 3030, "noor sharpen knives"),
+                             (5000, 5030, "noor sharpen knives")))
+    evidence = [item(400, "Noor mops the hallway floor.", 0.95), item(2600, "Noor mops the hallway floor again.", 0.7),
+                fact, item(4200, "Noor oils the hinges of the gate.", 0.5)]
+    options = ["Mopping the floor", "Sharpening the knives", "Oiling the hinges", "Feeding the goats"]
+    assert language.answer("Which of these chores did Noor do the most times?", options, evidence).answer \
+        == "Sharpening the knives"
+    assert language.answer("Which chore did Noor do the fewest times?", options, evidence).answer == "Oiling the hinges"
+    assert language.answer("In the first 30 minutes, which chore did Noor do the most times?", options,
+                           evidence).answer == "Mopping the floor", "only the moments at the time named count"

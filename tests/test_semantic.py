@@ -93,6 +93,9 @@ def test_habit_on_three_days_is_one_triplet_with_evidence_from_all_three(tmp_pat
         "a triplet cites a moment that supports it (the latest), not the days its support spans"
     )
     assert found[0].text.count("DAY") >= 3, "each supporting time range is shown"
+    assert [int(start // DAY) + 1 for start, _, _ in found[0].moments] == [1, 2, 3], (
+        "the supporting moments are typed, for a reader to count"
+    )
     assert memory.retrieve("tea", 5, until=DAY + 9 * 3600) != []
     assert memory.retrieve("tea", 5, until=MORNING + 3600) == [], "one morning is no habit yet"
     day_two = memory.retrieve("tea", 5, until=DAY + 9 * 3600)

@@ -5,6 +5,7 @@ import pytest
 from videomem.errors import TimeFormatError
 from videomem.timeline import (
     DAY,
+    clock_of,
     egolife_code_to_seconds,
     egolife_start,
     format_clock,
@@ -56,6 +57,16 @@ def test_egolife_file_names() -> None:
     with pytest.raises(TimeFormatError, match="not an EgoLife file name"):
         egolife_start("holiday.mp4")
     assert egolife_code_to_seconds("00000019") == pytest.approx(19 / 20)
+
+
+def test_the_files_and_hours_of_one_egolife_week_share_a_clock() -> None:
+    """Two items compare in time only on one clock: a participant's files and the hours of a
+    caption-only ingest are on the week's, any other video on its own."""
+    assert clock_of("DAY1_B3_NOOR_09153010") == clock_of("DAY4_B3_NOOR_17000000") == "B3_NOOR"
+    assert clock_of("B3_NOOR_DAY2_11000000") == "B3_NOOR"
+    assert clock_of("DAY2_C1_RAVI_08000000") != clock_of("DAY2_B3_NOOR_08000000")
+    assert clock_of("harbour_walk") == "harbour_walk"
+    assert clock_of("birthday_20240101") == "birthday_20240101"
 
 
 def test_frame_digits_past_the_last_frame_stay_in_their_second_in_order() -> None:

@@ -56,7 +56,8 @@ class Evidence:
     """Stored frames behind it (paths relative to the store root), for thumbnails and VLM calls."""
     moments: tuple[tuple[float, float, str], ...] = ()
     """The separate moments it stands for, each (start, end, what was recorded then): an
-    object's sightings. A reader counts or places them from here, not from the prose."""
+    object's sightings, the first few moments that support a semantic fact and its latest. A
+    reader counts or places them from here, not from the prose."""
     speech: tuple[Speech, ...] = ()
     """The transcript lines said within it, in time order: who spoke and whether the words were
     transcribed. A reader takes speaker and heard-only speech from here, not from the prose."""

@@ -209,6 +209,20 @@ def egolife_start(path: str | Path) -> float:
     return egolife_code_to_seconds(m.group(2), int(m.group(1)))
 
 
+_DAY_PART = re.compile(r"(?:^|_)DAY\d+(?=_|$)", re.IGNORECASE)
+_CODE_PART = re.compile(r"(?:^|_)\d{8}(?=_|$)")
+
+
+def clock_of(video_id: str) -> str:
+    """The clock a video's times are read on. An EgoLife corpus is one week on one clock, so its
+    files (DAY1_A1_JAKE_11094208) and the hours of a caption-only ingest (A1_JAKE_DAY1_11000000)
+    share their participant's, named by what is left of the name without its day and time; any
+    other video starts at 0 on a clock of its own. Two items compare in time only on one clock."""
+    if not (_DAY_PART.search(video_id) and _CODE_PART.search(video_id)):
+        return video_id
+    return _CODE_PART.sub("", _DAY_PART.sub("", video_id)).strip("_")
+
+
 class TimeText:
     """Formats corpus seconds the way users of a store read them (`store.clips.timeline_kind`)."""
 

@@ -461,7 +461,9 @@ class SemanticMemory:
             )
             # cited: the latest moment that supports it, not the range its support spans
             video, start, end = latest
-            out.append(Evidence(start, end, text, SOURCE, float(scored[p]), video))
+            fact = f"{row['subject']} {row['relation']} {row['object']}"
+            moments = tuple(dict.fromkeys((s, e, fact) for _, s, e in (*seen.first, latest)))
+            out.append(Evidence(start, end, text, SOURCE, float(scored[p]), video, moments=moments))
         return out
 
     @staticmethod

@@ -484,7 +484,9 @@ def asks_summary(question: str) -> bool:
     ("what was the morning mostly about?", "overall, how did I spend today?"), its main topic
     or theme, what best describes a stretch of time or the recording ("which best describes
     the first ten minutes?"; not "the woman's coat"), or what happens over such a stretch
-    ("what happens in the last part of the video?"; not "at 14:10"). Not a question that asks
+    ("what happens in the last part of the video?", "between 9:00 and 11:00?"; not "at 14:10",
+    nor "between lunch and dinner", which names no stretch of the clock).
+    Not a question that asks
     for a count, a time, a person or an order ("who mostly washes up?", "which happened earlier
     in the video, A or B?")."""
     if question_intent(question) in ("who", "count", "when", "order"):
@@ -502,9 +504,10 @@ def asks_summary(question: str) -> bool:
         if word == "describe" and any(c.dep_ in ("dobj", "npadvmod") and c.lemma_.lower() in _STRETCHES for c in token.children):
             return True
         if word in _HAPPEN and token.dep_ == "ROOT" and any(
-                o.lemma_.lower() in _STRETCHES for c in token.children if c.dep_ == "prep" and c.lower_ in ("in", "during", "over")
-                for o in c.children if o.dep_ == "pobj"):
-            return True  # "what happens in the last part of the video?"
+                (c.lower_ == "between" and any(t.like_num or t.pos_ == "NUM" for t in c.subtree))
+                or any(o.lemma_.lower() in _STRETCHES for o in c.children if o.dep_ == "pobj")
+                for c in token.children if c.dep_ == "prep" and c.lower_ in ("in", "during", "over", "between")):
+            return True  # "what happens in the last part of the video?", "what happened between 9:00 and 11:00?"
     return False
 
 
@@ -540,6 +543,12 @@ def _of_main_verb(token) -> bool:  # noqa: ANN001 - spacy.tokens.Token
     said = ("npadvmod", "advmod", "pobj", "dobj", "nsubj", "attr")  # "how did I spend yesterday?", "what was today about?"
     return token.dep_ in said and verb.dep_ == "ROOT"  # the small model may tag the verb a noun
 
+
+def asks_negated(question: str) -> bool:
+    """Whether the question asks where or when something did not happen: its main verb is
+    negated ("on which day did I not water the plants?", "which room has nobody cleaned?" is
+    not: its negation is the subject's)."""
+    return any(token.dep_ == "neg" and token.head.dep_ == "ROOT" for token in _parse(question))
 
 def recording_words(question: str) -> frozenset[str]:
     """The words by which a question names the recording itself: a recording noun after a
@@ -704,13 +713,36 @@ def duration_extreme(question: str) -> Extreme | None:
         spent = head.lemma_.lower() == "spend" or any(t.lemma_.lower() == "spend" for t in head.ancestors)
         if lemma in ("long", "short") and token.tag_ in ("JJS", "RBS", "JJR", "RBR") and head.pos_ in ("VERB", "AUX"):
             return Extreme(longest=lemma == "long", total=spent)
-        if lemma in ("most", "least", "much", "little") and token.tag_ == "JJS":
+        if lemma in ("most", "least", "much", "little") and token.tag_ == "JJS" and head.tag_ != "NNS":  # not "most times"
             of_time = head.lemma_.lower() in ("time", "amount") or (
                 head.pos_ == "VERB" and any(c.lower_ == "of" for c in token.children))
             if of_time:
                 return Extreme(longest=lemma in ("most", "much"), total=True)
     return None
 
+
+
+_FREQUENT = frozenset({"often", "frequently", "times", "occasions"})
+_RECUR = frozenset({"recur", "repeat", "return"})
+
+
+def frequency_extreme(question: str) -> bool | None:
+    """Whether the question asks which happening came most often (True) or least often (False):
+    a superlative or comparative of "often", "frequently" or "times" ("which did I do the most
+    times?", "what happened more often, …?", "the fewest times"), or a happening that keeps
+    coming back or recurs ("which activity keeps coming back?"). None for any other question
+    ("the most time" is a duration, `duration_extreme`)."""
+    for token in _parse(question):
+        lemma, head = token.lemma_.lower(), token.head
+        if lemma in ("most", "more", "least", "less", "few", "many") and token.tag_ in ("JJS", "RBS", "JJR", "RBR") \
+                and head.lower_ in _FREQUENT:
+            return lemma in ("most", "more", "many")
+        if lemma == "keep" and any(c.dep_ == "xcomp" and (c.lemma_.lower() in _RECUR or (
+                c.lemma_.lower() == "come" and any(p.lower_ == "back" for p in c.children))) for c in token.children):
+            return True
+        if lemma in _RECUR and token.dep_ == "ROOT" and not any(c.dep_ == "neg" for c in token.children):
+            return True
+    return None
 
 _LATER = frozenset({"late", "later", "latter", "after", "afterwards", "afterward", "subsequently"})
 
@@ -725,14 +757,36 @@ def asks_later(question: str) -> bool:
 
 
 def between_phrases(question: str) -> list[tuple[str, str]]:
-    """The two happenings a question measures the time between ("how long between my lunch and
-    the walk?"): the words after "between", split at an "and", every way it can be split ("Bob
-    and Emma" may be one of them); [] when the question has no "between"."""
-    said = re.split(r"\bbetween\b", question, maxsplit=1, flags=re.IGNORECASE)
+    """The two happenings a question measures the time between: the words after "between" or
+    "separate" ("how long between my lunch and the walk?", "how much time separated the call and
+    the visit?"), split at an "and", every way it can be split ("Bob and Emma" may be one of
+    them); or, for "how long after (before) X did Y?", X and Y (`_after_phrases`). [] when it
+    names no two."""
+    said = re.split(r"\b(?:between|separat(?:e|es|ed|ing))\b", question, maxsplit=1, flags=re.IGNORECASE)
     if len(said) < 2:
-        return []
+        return _after_phrases(question)
     parts = [p.strip(" ,") for p in re.split(r"\band\b", said[1].strip(" ?.!"), flags=re.IGNORECASE)]
     return [(" and ".join(parts[:k]), " and ".join(parts[k:])) for k in range(1, len(parts))]
+
+
+def _after_phrases(question: str) -> list[tuple[str, str]]:
+    """For a duration asked from one happening to another ("how long after the keys went into
+    the drawer were they moved?", "how many minutes before lunch did I walk the dog?"): the
+    happening after "after" / "before", up to the auxiliary that opens the question's own clause
+    (hung on its main verb: "were", "did"), and that clause. [] for any other question."""
+    if question_intent(question) != "duration":
+        return []
+    tokens = [t for t in _parse(question) if not t.is_punct]
+    start = next((k for k, t in enumerate(tokens) if t.lower_ in ("after", "before")), None)
+    if start is None:
+        return []
+    opens = next((k for k in range(start + 1, len(tokens))
+                  if tokens[k].dep_ in ("aux", "auxpass") and tokens[k].head.dep_ == "ROOT"), None)
+    if opens is None or opens == start + 1:
+        return []
+    happening = " ".join(t.text for t in tokens[start + 1 : opens])
+    asked = " ".join(t.text for t in tokens[opens + 1 :])
+    return [(happening, asked)] if asked else []
 
 
 _SAID_DEPS = frozenset({"ccomp", "xcomp", "dobj", "attr", "oprd"})

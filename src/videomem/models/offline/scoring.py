@@ -112,7 +112,8 @@ reads typed evidence fields, never a memory's prose:
   the moments fully about the question, and at the time it names, are counted — evidence intervals
   (`Evidence.spans`; of an item's intervals, those whose text holds all the content words when
   any does: an episodic window's finer captions that name the event), and the typed moments an
-  item carries (`Evidence.moments`: object memory's sightings) — merging moments that touch in
+  item carries (`Evidence.moments`: object memory's sightings, a semantic fact's supporting
+  moments) at the time the question names — merging moments that touch in
   time (one event spans several clips); the
   option naming that count scores 1 and the others 0 (a stray "6" in the evidence says nothing
   about a count). A count of people ("how many people …", "how many of us …",
@@ -137,6 +138,13 @@ reads typed evidence fields, never a memory's prose:
   the stretch of time it names (`daytime.closeness`), times the item's weight, best item first.
   Among such options an amount of time ago ("half a day ago") names the stretch a quarter of
   the amount either side of its moment (`ago_window`).
+* Options that name days by number ("DAY2", "the second day") or a clock time on one ("around
+  12:30 on DAY3"), with at most one saying it did not happen or happened every day
+  (`_option_days`): as above, and "did not happen" wins where nothing about it is found;
+  asked where it did not happen (`intent.asks_negated`), the day with least about it
+  (`_which_day`).
+* Which happening came most or least often (`intent.frequency_extreme`): each option by the
+  separate moments the evidence shows it at the time named (`_frequency`).
   A moment less than `PRESENT_S` before `now` is the occasion the question is asked on ("when
   did I last use the knife?", asked holding it), not one it asks about.
 * Options that say yes and no ("Yes" / "No, she didn't", `_polarity`): yes when one evidence
@@ -226,7 +234,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence, Set as AbstractSet
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TypeVar
 
 import numpy as np
@@ -239,9 +247,11 @@ from videomem.models.engines import TextEmbedder
 from videomem.models.offline.colours import PALETTE
 from videomem.models.offline.daytime import (
     APPROXIMATE_S, MEALS, PERIODS, anchored_day, closeness, question_window, relative_window, spoken_clocks,
+    without_named_days,
 )
 from videomem.models.offline.intent import (
     PART_WORDS, SPEECH_CUES, End, Extreme, Relation, TimePosition, absent_words, adverb_places, asks_about_speech, asks_later,
+    asks_negated, frequency_extreme,
     asks_sequence, asks_summary, between_phrases, counted_unit, counts_into, counts_people, duration_extreme, meal_time,
     modifier_words, noun_lemmas, placing_clause, question_actor, question_intent, recording_part, recording_stretch,
     recording_words, relative_day, time_position, what_was_said,
@@ -251,7 +261,7 @@ from videomem.models.offline.nlp import (
     split_sentences, squash, stopwords, THIRD_PERSON, unit_seconds, word_forms, words,
 )
 from videomem.models.offline.position import recording_window
-from videomem.timeline import DAY, format_clock, format_day, parse_range, parse_time
+from videomem.timeline import DAY, clock_of, format_clock, format_day, parse_range, parse_time
 from videomem.video.transcripts import transcript_text
 
 COLOUR_WORDS = frozenset({"colour", "color"})
@@ -318,6 +328,8 @@ _WE = frozenset({"we", "us", "our", "ours", "ourselves"})
 _NEGATION = re.compile(r"\b(?:no|not|never|nobody|nothing|none|neither|nor|no one)\b|n't\b", re.IGNORECASE)
 """A sentence that says a happening did not happen, or that no one was there."""
 _NONE_WORDS = frozenset({"never", "none", "zero", "not"})
+_EVERY = frozenset({"every", "each", "all"})
+"""Words of an option that says something happened on every day."""
 """Words of an option that says a count is nought ("Never", "None", "Not at all")."""
 _CUES = frozenset(PERIODS) | {"late", "early", "many", "time", "total"}
 """Words that steer weighting or counting, not content to look for ('latest' lemmatises to 'late');
@@ -331,6 +343,8 @@ _WHOLE = re.compile(r"\b(?:all|(?:the|a)\s+whole|(?:the|an)\s+entire)\s+(minute|
 """An amount of time said as one whole unit ("all day", "the whole hour")."""
 _CLOCK = re.compile(r"\b(?:DAY\d+[ _])?\d{1,2}:\d{2}(?::\d{2})?\b", re.IGNORECASE)
 _JOIN = re.compile(r"\s*(?:-|\u2013|\u2014|and|to|until|till|through)\s*", re.IGNORECASE)
+_PLACES_JOINED = re.compile(r"\b(?:between|from)\s+(.+?)\s+(?:and|to|until|till|through)\s+(.+?)(?=\s*[,?.!;]|$)",
+                            re.IGNORECASE)
 """What joins two clock times into the stretch between them ("12:00 and 15:00", "9:30-11:00")."""
 
 
@@ -349,7 +363,8 @@ def question_times(question: str, day: tuple[float, float] | None = None, eviden
     (`of_day`): then it is that time on each day the evidence is near it ('at 11:01' in a day's
     footage that starts at 08:00). A time of day said in words ("a quarter past three", "4 pm",
     `daytime.spoken_clocks`) is a time of day only, on the named day or on each day the
-    evidence is near it."""
+    evidence is near it. A place in the recording said in words ("at the 23-minute mark",
+    "around minute 20", `position.recording_window`) is the middle of the stretch it names."""
     out = []
     spoken = spoken_clocks(question)
     for match in _CLOCK.finditer(question):
@@ -371,6 +386,8 @@ def question_times(question: str, day: tuple[float, float] | None = None, eviden
     for _, hours in spoken:
         for hour in hours:
             out.extend([day[0] // DAY * DAY + hour] if day is not None else _on_days(hour, evidence))
+    if not out and day is None and (place := recording_window(question)) is not None:
+        out.append((place[0] + place[1]) / 2)  # "at the 23-minute mark", "around minute 20"
     return out
 
 
@@ -378,7 +395,9 @@ def question_stretches(question: str, day: tuple[float, float] | None = None,
                         evidence: Sequence[Evidence] = ()) -> list[tuple[float, float]]:
     """The stretches between two clock times the question joins ("between 12:00 and 15:00",
     "from 9:30 to 11:00", "12:00-15:00"), each clock read as `question_times` reads it; a start
-    read on several days pairs with the first end after it."""
+    read on several days pairs with the first end after it. Or between two places in the
+    recording said in words ("between minute 10 and minute 20", "from the 5-minute mark to the
+    8-minute mark"), from the middle of one to the middle of the other."""
     clocks = list(_CLOCK.finditer(question))
     out = []
     for a, b in zip(clocks, clocks[1:]):
@@ -389,6 +408,10 @@ def question_stretches(question: str, day: tuple[float, float] | None = None,
             after = [t for t in ends if t > start]
             if after:
                 out.append((start, min(after)))
+    if not out and day is None and (joined := _PLACES_JOINED.search(question)) is not None:
+        first, last = recording_window(joined.group(1)), recording_window(joined.group(2))
+        if first is not None and last is not None and sum(first) < sum(last):
+            out.append((sum(first) / 2, sum(last) / 2))
     return out
 
 
@@ -407,10 +430,11 @@ def _last_before(values: list[_T], now: float, start: Callable[[_T], float]) -> 
 
 
 def _unspoken(question: str) -> str:
-    """The question without the times of day it says in words ("a quarter past three")."""
+    """The question without the times of day it says in words ("a quarter past three") and
+    the days it names by number (`without_named_days`)."""
     for (a, b), _ in reversed(spoken_clocks(question)):
         question = question[:a] + " " + question[b:]
-    return question
+    return without_named_days(question)
 
 
 def of_day(clock: str, places: Sequence[float], evidence: Sequence[Evidence]) -> list[float]:
@@ -471,13 +495,13 @@ def _beside(relation: Relation, anchors: np.ndarray, evidence: Sequence[Evidence
     spans a finer one (a 10-min window over the clip that shows the happening) is left out: it
     ends after the happening does, and the items beside it are not beside the happening."""
     anchored = [a for a, anchor in zip(evidence, anchors) if anchor]
-    held = [a for a in anchored if not any(b is not a and b.video_id == a.video_id and a.t_start <= b.t_start
+    held = [a for a in anchored if not any(b is not a and clock_of(b.video_id) == clock_of(a.video_id) and a.t_start <= b.t_start
                                            and b.t_end <= a.t_end and b.t_end - b.t_start < a.t_end - a.t_start
                                            for b in anchored)]
     gaps = []
     for i, item in enumerate(evidence):
         ahead = [a.t_start - item.t_end if relation == "before" else item.t_start - a.t_end
-                 for a in held if a.video_id == item.video_id]
+                 for a in held if clock_of(a.video_id) == clock_of(item.video_id)]
         ahead = [g for g in ahead if g >= -TOUCH]
         if ahead and not anchors[i]:
             gaps.append((min(ahead), i))
@@ -493,7 +517,8 @@ def _in_part(evidence: Sequence[Evidence], part: tuple[float, float]) -> np.ndar
     covered = _covered(evidence)
     inside = []
     for e in evidence:
-        lo, hi = covered[e.video_id]
+        lo, hi = covered[clock_of(e.video_id)]
+        lo = 0.0 if clock_of(e.video_id) == e.video_id else lo  # a video on a clock of its own starts at 0
         at = (e.t_start + e.t_end) / 2
         inside.append(lo + part[0] * (hi - lo) <= at <= lo + part[1] * (hi - lo))
     return np.array(inside, bool)
@@ -501,15 +526,18 @@ def _in_part(evidence: Sequence[Evidence], part: tuple[float, float]) -> np.ndar
 
 def _in_stretch(evidence: Sequence[Evidence], end: End, seconds: float, now: float | None) -> np.ndarray:
     """Per item, whether its midpoint lies in the stretch of `seconds` at one `end` of what its
-    video's evidence covers ("the first ten minutes"); "the last hour" before the query time
-    `now` when there is one (a question asked during the recording), as of then."""
+    video's evidence covers ("the first ten minutes"; a single video's starts at 0); "the last
+    hour" before the query time `now` when there is one (a question asked during the
+    recording), as of then."""
     middle = np.array([(e.t_start + e.t_end) / 2 for e in evidence])
     if now is not None and end == "latest":
         return (middle >= now - seconds) & (middle <= now + TOUCH)
     covered = _covered(evidence)
-    bounds = np.array([covered[e.video_id] for e in evidence]).reshape(-1, 2)
+    bounds = np.array([covered[clock_of(e.video_id)] for e in evidence]).reshape(-1, 2)
     if end == "earliest":
-        return middle <= bounds[:, 0] + seconds
+        # a video on a clock of its own starts at 0 (`timeline.clock_of`), whatever is found of it
+        starts = np.array([0.0 if clock_of(e.video_id) == e.video_id else lo for e, lo in zip(evidence, bounds[:, 0])])
+        return middle <= starts + seconds
     return middle >= bounds[:, 1] - seconds
 
 
@@ -517,8 +545,9 @@ def _covered(evidence: Sequence[Evidence]) -> dict[str, tuple[float, float]]:
     """Per video, the stretch its evidence covers (the recording, as far as the evidence tells)."""
     covered: dict[str, tuple[float, float]] = {}
     for e in evidence:
-        lo, hi = covered.get(e.video_id, (e.t_start, e.t_end))
-        covered[e.video_id] = (min(lo, e.t_start), max(hi, e.t_end))
+        clock = clock_of(e.video_id)
+        lo, hi = covered.get(clock, (e.t_start, e.t_end))
+        covered[clock] = (min(lo, e.t_start), max(hi, e.t_end))
     return covered
 
 
@@ -574,6 +603,55 @@ def ago_window(option: str, now: float) -> tuple[float, float] | None:
         return None
     return now - amount * (1 + AGO_SPREAD), now - amount * (1 - AGO_SPREAD)
 
+
+
+def _option_days(options: Sequence[str], now: float | None) -> list[tuple[float, float] | str] | None:
+    """Per option, the day it names ("DAY2", "the second day"; "yesterday" or "two days ago"
+    where the query time `now` is known), or its clock time on that day, `APPROXIMATE_S` either
+    side ("around 12:30 on DAY3"), or "every" for one that says every day ("I watered them every
+    day") and "never" for one that says it did not happen ("He has not come yet"): when at least
+    two options name a day and every other option is one of those two."""
+    out: list[tuple[float, float] | str] = []
+    for option in options:
+        said = set(words(option))
+        window = question_window(option) or (
+            (relative_window(option, now) or ago_window(option, now)) if now is not None else None)
+        if (clock := _CLOCK.search(option)) is not None:
+            if window is None or clock.group().upper().startswith("DAY"):
+                return None
+            hours, minutes = (int(part) for part in clock.group().split(":")[:2])
+            afternoon = re.match(r"\s*p\.?m\b", option[clock.end():], re.IGNORECASE) and hours < 12
+            at = window[0] + (hours + 12 * bool(afternoon)) * 3600 + minutes * 60
+            window = (at - APPROXIMATE_S, at + APPROXIMATE_S)
+        if window is not None:
+            out.append(window)
+        elif said & _EVERY and said & {"day", "days"}:
+            out.append("every")
+        elif _NEGATION.search(option) or _option_number(option) == 0:
+            out.append("never")
+        else:
+            return None
+    return out if sum(not isinstance(d, str) for d in out) >= 2 else None
+
+
+def _which_day(days: Sequence[tuple[float, float] | str], on: np.ndarray, negated: bool) -> np.ndarray:
+    """Per option of `_option_days`, given how well the evidence about the question lies on
+    each named day (`on`, in the named days' order): a day by that; "never" where nothing about
+    it lies on any; "every" by how well it lies on the day it lies on least, against the day it
+    lies on best. Asked where it did not happen (`intent.asks_negated`), a day by how little lies
+    on it and "every" (or "never": it never failed to) as before."""
+    best, least = (float(on.max()), float(on.min())) if len(on) else (0.0, 0.0)
+    dated = iter(on)
+    out = []
+    for day in days:
+        if not isinstance(day, str):
+            found = float(next(dated))
+            out.append(1.0 - found / best if negated and best > 0 else 1.0 if negated else found)
+        elif negated or day == "every":
+            out.append(least / best if best > 0 else 0.0)
+        else:
+            out.append(1.0 if best == 0 else 0.0)
+    return np.array(out)
 
 def _option_number(option: str) -> int | None:
     """The count an option names: its first number ("3", "three times", "twice"), or 0 for an
@@ -901,6 +979,10 @@ class OptionScorer:
         elif all(amounts) and (now is not None or not relative):
             runs = _runs(evidence, read.weight * _most_about(read), read.core)
             lexical = self._elapsed(amounts, runs, now if relative else None)  # type: ignore[arg-type]
+        elif intent != "count" and (days := _option_days(options, now)) is not None:
+            on = self._dated([d for d in days if not isinstance(d, str)], evidence, read.weight * _most_about(read),
+                             read.core, now if now is not None else float("inf"))
+            lexical = _which_day(days, on, asks_negated(question))
         elif intent != "count" and now is not None \
                 and all(windows := [relative_window(o, now) or ago_window(o, now) for o in options]):
             lexical = self._dated(windows, evidence, read.weight * _most_about(read), read.core, now)  # type: ignore[arg-type]
@@ -909,13 +991,17 @@ class OptionScorer:
             named = _where_named(read.fits)
             count = (_people(question, read, evidence) if counts_people(question) else None) \
                 or (self._counted(question, read, evidence) if named.all() else None) \
-                or self._moments(read.asked, evidence, read.cover * named)
+                or self._moments(read.asked, self._timed_moments(question, evidence, now), read.cover * named)
             if count:
                 lexical = np.array([1.0 if n == count else 0.0 for n in numbers])
         elif intent == "who" and asks_about_speech(question):
             speakers = self._speakers(question, options, evidence, read.weight)
             if speakers.any():
                 lexical = speakers
+        elif (most := frequency_extreme(question)) is not None \
+                and (frequency := self._frequency(most, options, read, self._timed_moments(question, evidence, now),
+                                                  common)) is not None:
+            lexical = frequency
         elif (extreme := duration_extreme(question)) is not None \
                 and (lasted := self._lasted(extreme, options, evidence)) is not None:
             lexical = lasted
@@ -1197,10 +1283,10 @@ class OptionScorer:
         hold all of the question's content words (`Evidence.spans`), and the typed moments an
         item carries (an object's sightings, `Evidence.moments`) whose record holds them all.
         Moments that touch in time are one (an event spans several clips)."""
-        spans = [(e.video_id, s.t_start, s.t_end) for e, c in zip(evidence, item_cover) if c >= 1.0
+        spans = [(clock_of(e.video_id), s.t_start, s.t_end) for e, c in zip(evidence, item_cover) if c >= 1.0
                  for s in _about(e, asked)]
         for e in evidence:
-            spans += [(e.video_id, start, end) for start, end, text in e.moments if asked and asked <= forms(text)]
+            spans += [(clock_of(e.video_id), start, end) for start, end, text in e.moments if asked and asked <= forms(text)]
         count, last = 0, None
         for video, start, end in sorted(spans):
             if last is None or video != last[0] or start > last[1] + TOUCH:
@@ -1209,6 +1295,48 @@ class OptionScorer:
             else:
                 last = (video, max(last[1], end))
         return count
+
+    def _timed_moments(self, question: str, evidence: Sequence[Evidence], now: float | None) -> list[Evidence]:
+        """The evidence with only those of its typed moments (`Evidence.moments`) that lie at
+        the time the question names, each judged by `_timing` as an item of its own among the
+        others: a fact seen on three mornings is seen on one of them "on the second day"."""
+        moments = [(i, m) for i, e in enumerate(evidence) for m in e.moments]
+        if not moments:
+            return list(evidence)
+        apart = [Evidence(start, end, text, evidence[i].source, evidence[i].score, evidence[i].video_id)
+                 for i, (start, end, text) in moments]
+        fits = self._timing(question, [*evidence, *apart], now).fits[len(evidence):]
+        kept: dict[int, list[tuple[float, float, str]]] = {i: [] for i in range(len(evidence))}
+        for (i, moment), fit in zip(moments, fits):
+            if fit:
+                kept[i].append(moment)
+        return [replace(e, moments=tuple(kept[i])) if e.moments else e for i, e in enumerate(evidence)]
+
+    def _frequency(
+        self, most: bool, options: Sequence[str], read: _Read, evidence: Sequence[Evidence], common: set[str]
+    ) -> np.ndarray | None:
+        """For a question that asks which happening came most (`most`) or least often
+        (`intent.frequency_extreme`): per option, how many separate moments the evidence shows it
+        (`_moments` of the items that hold all its distinguishing words), or the count a memory
+        computed for it (`Evidence.counts`) where that is more, against the most found (or, for
+        the least, the fewest found against its own). None when no option is found at all."""
+        found = set().union(*read.item_words) if read.item_words else set()
+        counts = []
+        for option in options:
+            nouns = noun_lemmas(option)
+            wanted = {_held(w, found, nouns) for w in self._option_words(option, common)}
+            if not wanted:
+                counts.append(0)
+                continue
+            cover = np.array([len(wanted & w) / len(wanted) for w in read.item_words])
+            typed = max((c.n for e in evidence for c in e.counts if wanted <= forms(c.what)), default=0)
+            counts.append(max(self._moments(wanted, evidence, cover), typed))
+        seen = np.array(counts, float)
+        if not seen.any():
+            return None
+        if most:
+            return seen / seen.max()
+        return np.where(seen > 0, seen[seen > 0].min() / np.maximum(seen, 1.0), 0.0)
 
     def _between(
         self, question: str, amounts: Sequence[float], evidence: Sequence[Evidence], read: _Read
@@ -1371,8 +1499,9 @@ def _absence(question: str, read: _Read, evidence: Sequence[Evidence]) -> float 
     found = set().union(*read.item_words) if read.item_words else set()
     wanted = {_held(w, found, nouns) for w in said}
     longest = None
-    for video in {e.video_id for e in evidence}:
-        seen = sorted((e.t_start, e.t_end) for e, w in zip(evidence, read.item_words) if e.video_id == video and wanted <= w)
+    for clock in {clock_of(e.video_id) for e in evidence}:
+        seen = sorted((e.t_start, e.t_end) for e, w in zip(evidence, read.item_words)
+                      if clock_of(e.video_id) == clock and wanted <= w)
         reach = None
         for start, end in seen:
             if reach is not None and start - reach > TOUCH:
@@ -1500,7 +1629,7 @@ def _occasions(order: Sequence[int], evidence: Sequence[Evidence]) -> list[list[
         if groups:
             last = evidence[groups[-1][-1]]
             item = evidence[i]
-            if item.video_id == last.video_id and item.t_start <= last.t_end + TOUCH and last.t_start <= item.t_end + TOUCH:
+            if clock_of(item.video_id) == clock_of(last.video_id) and item.t_start <= last.t_end + TOUCH and last.t_start <= item.t_end + TOUCH:
                 groups[-1].append(i)
                 continue
         groups.append([i])
@@ -1513,7 +1642,7 @@ def _runs(evidence: Sequence[Evidence], weight: np.ndarray, asked: set[str]) -> 
     a coarser interval left out where a finer one inside it is found (a 30-s clip bounds an
     activity, the 10-min window that holds it does not), and those that touch in time merged
     across items (an activity seen in three consecutive clips lasted as long as the three)."""
-    spans = [(e.video_id, span, float(w)) for e, w in zip(evidence, weight) if w > 0 for span in _about(e, asked)]
+    spans = [(clock_of(e.video_id), span, float(w)) for e, w in zip(evidence, weight) if w > 0 for span in _about(e, asked)]
     finest = [
         (video, span, w) for video, span, w in spans
         if not any(v == video and inner.duration < span.duration
