@@ -104,11 +104,7 @@ def question_window(question: str) -> tuple[float, float] | None:
     return ((day - 1) * DAY, day * DAY) if day >= 1 else None
 
 
-
-_NAMED_DAY = re.compile(
-    r"\b(?:(?:the\s+)?(?:" + "|".join(_ORDINALS) + r"|\d+(?:st|nd|rd|th))\s+day|day\s*(?:\d+|" + "|".join(NUMBERS) + r"))\b",
-    re.IGNORECASE,
-)
+_NAMED_DAY = re.compile(rf"(?:\bthe\s+)?{_NTH_DAY.pattern}|{_DAY_N.pattern}", re.IGNORECASE)
 
 
 def without_named_days(text: str) -> str:
@@ -116,6 +112,7 @@ def without_named_days(text: str) -> str:
     those place what is asked (`question_window`); they are not words an item must hold, and an
     item that prints its date ("seen at DAY3 19:30") is no more about the question for it."""
     return _NAMED_DAY.sub(" ", text)
+
 
 _ANCHOR = re.compile(r"\bthe day (?:that |when |on which )?(?P<clause>[^:;,?.!]+)", re.IGNORECASE)
 

@@ -485,9 +485,8 @@ def asks_summary(question: str) -> bool:
     or theme, what best describes a stretch of time or the recording ("which best describes
     the first ten minutes?"; not "the woman's coat"), or what happens over such a stretch
     ("what happens in the last part of the video?", "between 9:00 and 11:00?"; not "at 14:10",
-    nor "between lunch and dinner", which names no stretch of the clock).
-    Not a question that asks
-    for a count, a time, a person or an order ("who mostly washes up?", "which happened earlier
+    nor "between lunch and dinner", which names no stretch of the clock). Not a question that
+    asks for a count, a time, a person or an order ("who mostly washes up?", "which happened earlier
     in the video, A or B?")."""
     if question_intent(question) in ("who", "count", "when", "order"):
         return False
@@ -549,6 +548,7 @@ def asks_negated(question: str) -> bool:
     negated ("on which day did I not water the plants?", "which room has nobody cleaned?" is
     not: its negation is the subject's)."""
     return any(token.dep_ == "neg" and token.head.dep_ == "ROOT" for token in _parse(question))
+
 
 def recording_words(question: str) -> frozenset[str]:
     """The words by which a question names the recording itself: a recording noun after a
@@ -721,7 +721,6 @@ def duration_extreme(question: str) -> Extreme | None:
     return None
 
 
-
 _FREQUENT = frozenset({"often", "frequently", "times", "occasions"})
 _RECUR = frozenset({"recur", "repeat", "return"})
 
@@ -743,6 +742,7 @@ def frequency_extreme(question: str) -> bool | None:
         if lemma in _RECUR and token.dep_ == "ROOT" and not any(c.dep_ == "neg" for c in token.children):
             return True
     return None
+
 
 _LATER = frozenset({"late", "later", "latter", "after", "afterwards", "afterward", "subsequently"})
 

@@ -518,7 +518,6 @@ def _in_part(evidence: Sequence[Evidence], part: tuple[float, float]) -> np.ndar
     inside = []
     for e in evidence:
         lo, hi = covered[clock_of(e.video_id)]
-        lo = 0.0 if clock_of(e.video_id) == e.video_id else lo  # a video on a clock of its own starts at 0
         at = (e.t_start + e.t_end) / 2
         inside.append(lo + part[0] * (hi - lo) <= at <= lo + part[1] * (hi - lo))
     return np.array(inside, bool)
@@ -526,27 +525,25 @@ def _in_part(evidence: Sequence[Evidence], part: tuple[float, float]) -> np.ndar
 
 def _in_stretch(evidence: Sequence[Evidence], end: End, seconds: float, now: float | None) -> np.ndarray:
     """Per item, whether its midpoint lies in the stretch of `seconds` at one `end` of what its
-    video's evidence covers ("the first ten minutes"; a single video's starts at 0); "the last
-    hour" before the query time `now` when there is one (a question asked during the
-    recording), as of then."""
+    video's evidence covers ("the first ten minutes", `_covered`); "the last hour" before the
+    query time `now` when there is one (a question asked during the recording), as of then."""
     middle = np.array([(e.t_start + e.t_end) / 2 for e in evidence])
     if now is not None and end == "latest":
         return (middle >= now - seconds) & (middle <= now + TOUCH)
     covered = _covered(evidence)
     bounds = np.array([covered[clock_of(e.video_id)] for e in evidence]).reshape(-1, 2)
     if end == "earliest":
-        # a video on a clock of its own starts at 0 (`timeline.clock_of`), whatever is found of it
-        starts = np.array([0.0 if clock_of(e.video_id) == e.video_id else lo for e, lo in zip(evidence, bounds[:, 0])])
-        return middle <= starts + seconds
+        return middle <= bounds[:, 0] + seconds
     return middle >= bounds[:, 1] - seconds
 
 
 def _covered(evidence: Sequence[Evidence]) -> dict[str, tuple[float, float]]:
-    """Per video, the stretch its evidence covers (the recording, as far as the evidence tells)."""
+    """Per clock (`timeline.clock_of`), the stretch its evidence covers (the recording, as far as
+    the evidence tells); a video on a clock of its own starts at 0, whatever is found of it."""
     covered: dict[str, tuple[float, float]] = {}
     for e in evidence:
         clock = clock_of(e.video_id)
-        lo, hi = covered.get(clock, (e.t_start, e.t_end))
+        lo, hi = covered.get(clock, (0.0 if clock == e.video_id else e.t_start, e.t_end))
         covered[clock] = (min(lo, e.t_start), max(hi, e.t_end))
     return covered
 
@@ -604,7 +601,6 @@ def ago_window(option: str, now: float) -> tuple[float, float] | None:
     return now - amount * (1 + AGO_SPREAD), now - amount * (1 - AGO_SPREAD)
 
 
-
 def _option_days(options: Sequence[str], now: float | None) -> list[tuple[float, float] | str] | None:
     """Per option, the day it names ("DAY2", "the second day"; "yesterday" or "two days ago"
     where the query time `now` is known), or its clock time on that day, `APPROXIMATE_S` either
@@ -620,8 +616,9 @@ def _option_days(options: Sequence[str], now: float | None) -> list[tuple[float,
             if window is None or clock.group().upper().startswith("DAY"):
                 return None
             hours, minutes = (int(part) for part in clock.group().split(":")[:2])
-            afternoon = re.match(r"\s*p\.?m\b", option[clock.end():], re.IGNORECASE) and hours < 12
-            at = window[0] + (hours + 12 * bool(afternoon)) * 3600 + minutes * 60
+            # "2:30 pm" as `spoken_clocks` reads it; a bare "14:30" as written
+            said = [h for (a, b), h in spoken_clocks(option) if a < clock.end() and clock.start() < b]
+            at = window[0] + (said[0][0] if said else hours * 3600 + minutes * 60)
             window = (at - APPROXIMATE_S, at + APPROXIMATE_S)
         if window is not None:
             out.append(window)
@@ -652,6 +649,7 @@ def _which_day(days: Sequence[tuple[float, float] | str], on: np.ndarray, negate
         else:
             out.append(1.0 if best == 0 else 0.0)
     return np.array(out)
+
 
 def _option_number(option: str) -> int | None:
     """The count an option names: its first number ("3", "three times", "twice"), or 0 for an
