@@ -1255,3 +1255,19 @@ def test_which_happening_came_most_or_least_often_is_counted_in_moments(language
     assert language.answer("Which chore did Noor do the fewest times?", options, evidence).answer == "Oiling the hinges"
     assert language.answer("In the first 30 minutes, which chore did Noor do the most times?", options,
                            evidence).answer == "Mopping the floor", "only the moments at the time named count"
+
+
+def test_a_summary_naming_two_happenings_is_covered_by_a_window_that_tells_them_apart(language: OfflineLanguage) -> None:
+    """An hour's window tells the afternoon's two happenings in sentences of their own: the
+    option naming both is what the window covers, not the one that shares its first happening
+    with one sentence and adds one the afternoon never showed."""
+    hour = Evidence(DAY + 14 * 3600, DAY + 15 * 3600, "Marta repots the tomato seedlings on the balcony. "
+                    "The cat knocks over a can.", "episodic", 0.6, "v", scale=3600.0)
+    clip = Evidence(DAY + 14 * 3600, DAY + 14 * 3600 + 30, "Marta repots the tomato seedlings on the balcony.",
+                    "episodic", 0.6, "v")
+    options = ["Seedlings were repotted and the cat knocked a can over",
+               "Seedlings were repotted and Marta napped",
+               "The balcony was swept",
+               "The lawn was watered"]
+    question = "What happened between 14:00 and 15:00 on the second day?"
+    assert language.answer(question, options, [hour, clip]).answer == options[0]

@@ -122,8 +122,8 @@ reads typed evidence fields, never a memory's prose:
 * A question that asks what a stretch was mostly about ("what was the morning mostly about?",
   "which best sums up yesterday afternoon?", "the main topic", `intent.asks_summary`): each
   option scores the share of the footage of the items at the time the question names that its
-  words cover (`_footage`, each item's seconds times its best sentence's coverage): what most
-  of the stretch shows, told by the hour-long window as much as by its clips. Where a stretch
+  words cover (`_footage`, each item's seconds times the share of the option's words it holds,
+  in any of its sentences): what most of the stretch shows, told by the hour-long window as much as by its clips. Where a stretch
   is named, each word counts by the share of the footage holding it that lies in the stretch:
   a video's topic, in every part of it, does not tell one part from another.
 * The option "Me" (the camera's wearer, `_first_person`) is found where a sentence says "I", as
@@ -1122,10 +1122,13 @@ class OptionScorer:
     def _footage(self, options: Sequence[str], read: _Read, evidence: Sequence[Evidence], common: set[str]) -> np.ndarray:
         """For a question that asks what a stretch was mostly about (`intent.asks_summary`): per
         option, the share of the footage of the items at the time the question names that its
-        words cover (each item by its sentence that covers the most of them, at most in full,
-        times the seconds it spans). What most of the footage shows is the summary, so a window
-        that tells of an hour counts for the hour, and one clip that says the option's words
-        exactly counts for its 30 s. Where the question names a stretch, each word counts by how
+        words cover (the share of them the item holds, in any of its sentences, times the seconds
+        it spans). What most of the footage shows is the summary, so a window that tells of an
+        hour counts for the hour, and one clip that says the option's words exactly counts for
+        its 30 s. An option that sums up a stretch names several of its happenings, which a
+        window tells in sentences of their own: read sentence by sentence, "the keys went by the
+        door and the list got lost" was covered by half, less than a wrong option's "the keys went
+        by the door and I wrote a letter" by the same sentence. Where the question names a stretch, each word counts by how
         much more of the footage holding it lies in the stretch than outside it: the video's
         topic ("the mussels", in every part) does not tell its last part from its first."""
         seconds = np.array([max(e.t_end - e.t_start, 0.0) for e in evidence])
@@ -1140,10 +1143,8 @@ class OptionScorer:
             holding = {w: np.array([_held(w, said, nouns) in said for said in read.item_words]) for w in distinct}
             # per word: the share of its footage inside over the share of all footage inside
             tell = {w: float((seconds * held * inside).sum() / max((seconds * held).sum(), 1e-9)) for w, held in holding.items()}
-            cover = np.zeros(len(evidence))
-            for sentence in read.sentences:
-                said = [tell[w] for w in distinct if _held(w, sentence.words, nouns) in sentence.words]
-                cover[sentence.item] = max(cover[sentence.item], sum(said) / max(len(distinct), 1))
+            cover = np.array([sum(tell[w] for w in distinct if holding[w][i]) / max(len(distinct), 1)
+                              for i in range(len(evidence))])
             out[k] = float((cover * spans).sum() / total)
         return out
 
