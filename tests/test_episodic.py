@@ -218,6 +218,23 @@ def test_until_inside_a_coarse_window_hides_it_and_a_finer_caption_answers(at_on
     assert "ROOM 418" in scoped[0].text
 
 
+def test_a_time_range_query_returns_the_finest_windows_from_its_start_on_in_time_order(at_once: tuple[Path, dict]) -> None:
+    """What came right after the courier (HOUR + 60) is what was recorded next, whatever its
+    words: the 10-s windows from the range's start, in time order, as many as asked for, none
+    the question may not see yet."""
+    root, _ = at_once
+    with Store(root) as store:
+        memory = EpisodicMemory(store, offline_models())
+        after = memory.retrieve("DAY1 01:01:10 - DAY1 02:00:00", 3)
+        seen = memory.retrieve("DAY1 01:01:10 - DAY1 02:00:00", 3, until=HOUR + 85)
+        across = memory.retrieve("01:01:50 - 01:02:30", 10)
+    assert [(e.scale, e.t_start, e.text) for e in after] == [
+        (10.0, HOUR + 70, PART_ONE[7]), (10.0, HOUR + 80, PART_ONE[8]), (10.0, HOUR + 90, PART_ONE[9])]
+    assert all(e.score == 1.0 for e in after), "time ranks them, not a similarity"
+    assert [e.t_start for e in seen] == [HOUR + 70], "nothing recorded after the query time"
+    assert [e.text for e in across] == [*PART_ONE[11:], *PART_TWO[:3]], "a range runs on into the next file"
+
+
 def test_a_coarse_window_carries_the_finer_captions_inside_it_as_intervals(at_once: tuple[Path, dict]) -> None:
     root, snap = at_once
     with Store(root) as store:

@@ -874,6 +874,21 @@ def test_a_happening_placed_by_a_clause_is_where_its_finest_item_shows_it(langua
     assert language.answer("What did Omar do right after chopping the onions?", options, kitchen).answer == options[0]
 
 
+def test_what_came_right_after_is_the_nearest_item_that_tells_something_new(language: OfflineLanguage) -> None:
+    """Between the kettle boiling and the tea being poured, three windows show the same kitchen
+    sign and nothing new: the next happening is the tea, not what those windows' words say (the
+    kitchen). And what came before the kettle, however plainly it was shown, is not what came
+    after it."""
+    def clip(t: float, text: str, score: float = 1.0) -> Evidence:
+        return item(t, text, score, length=10.0)
+    same = "A sign reads 'KITCHEN'. The scene is mostly white."
+    kitchen = [clip(600, "A sign reads 'KITCHEN'. A caption reads 'THE KETTLE BOILS'. The scene is mostly white."),
+               *[clip(t, same) for t in (610, 620, 630)], clip(640, "A sign reads 'KITCHEN'. A caption reads 'INES POURS TEA'."),
+               clip(650, same), *[clip(t, "A sign reads 'OFFICE'. A caption reads 'INES READS THE PAPER'.", 0.9) for t in (300, 310)]]
+    options = ["Ines pouring tea", "Ines reading the paper", "The kitchen number", "Ines wiping the counter"]
+    assert language.answer("What is shown right after the kettle boils?", options, kitchen).answer == options[0]
+
+
 def test_a_yes_or_no_question_is_answered_by_whether_one_item_holds_all_it_says(language: OfflineLanguage) -> None:
     """Yes when one item holds every word of what the question says happened (beside the
     happening a clause places it before or after, when one does); no when none does, though

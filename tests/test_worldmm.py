@@ -22,6 +22,7 @@ from videomem.models.offline.intent import question_intent
 from videomem.models.offline.planner import choose_memory
 from videomem.models.prompted import PromptedLanguage, rounds_block
 from videomem.store import Store
+from videomem.timeline import DAY, parse_range
 
 TEXTS = ["RED BALLOON", "TRAIN TO PARIS", "BLUE BICYCLE"]
 WORLDMM = AgentConfig(name="worldmm", kind="worldmm", tools=("memory.events", "memory.objects"), max_steps=3,
@@ -179,6 +180,31 @@ def test_offline_planner_searches_episodic_memory_for_the_happening_a_question_i
     assert choose_memory(_state(question, ["episodic"], history)).decision == "answer"
     during = "What was Kofi doing when the goats got out?"
     assert choose_memory(_state(during, ["episodic"], [RoundRecord("search", "episodic", during, "")])).decision == "answer"
+
+
+def test_offline_planner_asks_for_what_was_recorded_right_after_the_happening_found() -> None:
+    """After the first round, "right after the kettle boiled" sends a round for the kettle, then
+    one for the episodic windows from the end of the clip that shows it on (a time range, two
+    hours at most and no later than the day the question names), then the other memories."""
+    question = "On day 2, what did Ines do right after the kettle boiled?"
+    memories = ["episodic", "semantic"]
+    history = [RoundRecord("search", "episodic", question, "", [Evidence(DAY + 300, DAY + 330, "Ines reads.", "episodic",
+                                                                          1.0, "v")])]
+    decision = choose_memory(_state(question, memories, history))
+    assert (decision.memory, decision.query) == ("episodic", "the kettle boiled")
+    boiling = Evidence(DAY + 22 * 3600 + 600, DAY + 22 * 3600 + 630, "The kettle boils on the stove.", "episodic", 1.0, "v")
+    hour = Evidence(DAY + 22 * 3600, DAY + 23 * 3600, "Ines boils the kettle and pours tea.", "episodic", 0.9, "v")
+    history.append(RoundRecord("search", "episodic", decision.query, "", [hour, boiling]))
+    decision = choose_memory(_state(question, memories, history))
+    assert (decision.memory, decision.query) == ("episodic", "DAY2 22:10:30-DAY3 00:00:00")
+    assert parse_range(decision.query) == (boiling.t_end, 2 * DAY), "up to the named day's end, not two hours on"
+    history.append(RoundRecord("search", "episodic", decision.query, ""))
+    assert choose_memory(_state(question, memories, history)).memory == "semantic"
+    lost = [history[0], RoundRecord("search", "episodic", "the kettle boiled", "", [hour])]
+    assert choose_memory(_state(question, memories, lost)).memory == "semantic", "no clip holds it: nothing to follow"
+    before = "What did Ines do right before the kettle boiled?"
+    first = [RoundRecord("search", "episodic", before, "")]
+    assert choose_memory(_state(before, memories, first)).memory == "semantic", "before: found once all are searched"
 
 
 @pytest.mark.parametrize(

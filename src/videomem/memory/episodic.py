@@ -30,6 +30,11 @@ and rebuilt only when its rows change. A query ranks each scale's visible captio
 Personalized PageRank (fused with a keyword ranking of the same captions when the agent says
 `lexical`, `store/lexical.py`), the best `per_scale_k` of every scale go to a cross-scale re-rank
 (`CaptionRanking.rerank`), and the first `top_k` of its order are returned with their scale.
+A query that is a time range ("DAY1 16:30:30 - DAY1 18:30:30", "00:19:50 - 00:25:00",
+`timeline.parse_range`) asks what was recorded from its start on: the finest scale's visible
+windows that overlap it, in time order, the first `top_k`. What came right after a happening is
+what follows it in time, which no similarity to a query finds (the windows in between may say
+nothing the query says, and the one right after is no likelier to be ranked than one an hour on).
 
 **Intervals.** A window of a coarser scale carries, as `Evidence.intervals`, the captions of the
 next finer scale that nests in it, inside its range: which stretches of its footage recorded
@@ -69,6 +74,7 @@ from videomem.store import Store
 from videomem.store.clips import scope_sql, speech_in, timeline_kind
 from videomem.store.lexical import LexicalIndex, fused_top
 from videomem.store.vectors import embedder_identity
+from videomem.timeline import parse_range
 
 SOURCE = "episodic"
 IMPORTED = "imported:"
@@ -144,7 +150,8 @@ class EpisodicMemory:
     """Episodic memory (WorldMM): captions of the footage at several time scales, from seconds
     to minutes or an hour, searched as knowledge graphs. Finds single moments and longer
     activities alike, each with its time range and scale; query by event, action, person,
-    object or on-screen text."""
+    object or on-screen text, or by a time range ('DAY1 11:00:00 - DAY1 12:00:00') for the
+    finest captions from its start on, in time order."""
 
     name = "episodic"
 
@@ -379,10 +386,14 @@ class EpisodicMemory:
     def retrieve(
         self, query: str, top_k: int, until: float | None = None, video_id: str | None = None
     ) -> list[Evidence]:
-        """PPR candidates of every scale, re-ranked across scales; the first `top_k`."""
+        """PPR candidates of every scale, re-ranked across scales; the first `top_k`. A time
+        range: the finest scale's windows from its start on (`_from`)."""
         scales = self.scales()
         if not scales:
             return []
+        span = parse_range(query)
+        if span is not None:
+            return self._from(*span, scales[0], top_k, until, video_id)
         vector = np.asarray(self.models.text_embedder.embed([query])[0], dtype=np.float32)
         candidates: list[RankCandidate] = []
         rows: dict[int, sqlite3.Row] = {}
@@ -427,6 +438,25 @@ class EpisodicMemory:
             )
             for i in order[:top_k]
             if (r := rows.get(i)) is not None
+        ]
+
+    def _from(
+        self, start: float, end: float, scale: float, top_k: int, until: float | None, video_id: str | None
+    ) -> list[Evidence]:
+        """The visible windows of `scale` that overlap [start, end], in time order, the first
+        `top_k`; each scored 1 (time, not similarity, ranks them)."""
+        where, params = scope_sql(until, None)
+        terms = ["scale = ?", "t_end > ?", "t_start < ?", *([where] if where else []),
+                 *(["video_id = ? AND n_videos = 1"] if video_id else [])]
+        rows = self.store.query(
+            f"SELECT id, scale, scope, video_id, t_start, t_end, text FROM episodic_captions WHERE {' AND '.join(terms)} "
+            "ORDER BY t_start, t_end, id LIMIT ?",
+            (scale, start, end, *params, *((video_id,) if video_id else ()), top_k),
+        )
+        return [
+            Evidence(r["t_start"], r["t_end"], r["text"], SOURCE, 1.0, r["video_id"], scale=r["scale"],
+                     speech=speech_in(self.store, r["video_id"], r["t_start"], r["t_end"]))
+            for r in rows
         ]
 
     def _with_words(

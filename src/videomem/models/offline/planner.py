@@ -36,7 +36,12 @@ then the agent answers; a question of no recognised kind starts with episodic. A
 that names a day by what happened on it ("the day the meal was pizza") gets one more episodic
 round, no later than that day's end, once the rounds place the happening on one day; one that
 names a day by its number ("the second day") gets one more episodic round, up to that day's
-end, for the option words nothing retrieved from that day holds. The reason names
+end, for the option words nothing retrieved from that day holds. A question placed before a
+happening ("right before the guests left") gets one more episodic round, for the happening,
+once every memory was searched; one placed after a happening ("right after the kettle
+boiled"), right after the first round, that round and then one that asks episodic memory for
+the windows recorded from the end of the happening found on, in time order (`_next_round`):
+what came next is found by its time, not by its words. The reason names
 the cue, so the trace says why each memory was chosen. Before the kind, the question's intent
 (`intent.py`, read from its parse): a count, an order, a duration or a time sends the first
 round to timeline memory when the profile offers it (arithmetic on intervals answers those);
@@ -57,11 +62,15 @@ from videomem.models.offline.daytime import anchored_day, question_window
 from videomem.models.offline.intent import placing_clause, question_intent
 from videomem.models.offline.nlp import forms, lemmas, stopwords, words
 from videomem.models.offline.scoring import SPECIFIC_S, names_colour, question_stretches, question_times
-from videomem.timeline import DAY
+from videomem.timeline import DAY, TimeText
 
 RETRIEVAL, RAG, QA, FINISH = "video.retrieval", "video.rag", "video.qa", "finish"
 MEMORY_PREFIX = "memory."
 MARGIN = 0.1
+NEXT_S = 2 * 3600.0
+"""How far after a happening the windows asked for may lie: in a day of sparse footage the
+next thing recorded may be an hour later; in continuous footage the first `top_k` windows are
+the next minutes."""
 AROUND = 5.0
 """Seconds either side of a time named in the question that video.qa looks at."""
 QUANTITY_INTENTS = frozenset({"count", "duration", "when"})
@@ -215,6 +224,8 @@ def choose_memory(state: RetrievalState) -> RetrievalDecision:
     if len(state.history) + 1 >= state.max_rounds:
         return RetrievalDecision(decision="answer", reason="Last allowed round: answer from what was retrieved.")
     searched = {r.memory for r in state.history}
+    if state.history and (next_round := _next_round(state)) is not None:
+        return next_round
     kind = question_kind(state.question)
     intent = question_intent(state.question)
     if intent in TIMELINE_INTENTS and TIMELINE in state.memories and TIMELINE not in searched:
@@ -274,6 +285,43 @@ def _placing_round(state: RetrievalState) -> RetrievalDecision | None:
         reason=f"The question is placed {placing.relation} another happening ('{placing.text}'): search episodic "
         "memory for it.",
     )
+
+
+def _next_round(state: RetrievalState) -> RetrievalDecision | None:
+    """For a question placed after a happening ("what did Ines do right after the kettle
+    boiled?"), right after the first round: the round that finds the happening
+    (`_placing_round`), then one that asks episodic memory for the windows recorded from the
+    end of the happening found on (a time range, `NEXT_S` long or up to the day the question
+    names), in time order. What came next follows the happening in time; a search by the
+    question's words finds what is like them, wherever it lies. None when the question is
+    placed otherwise, the happening is not found, or its neighbours were asked for."""
+    placing = placing_clause(state.question)
+    if placing is None or placing.relation != "after" or "episodic" not in state.memories:
+        return None
+    if placing.text not in {r.query for r in state.history}:
+        return _placing_round(state)
+    anchor = _found(placing.text, [e for r in reversed(state.history) if r.memory == "episodic" for e in r.evidence])
+    if anchor is None:
+        return None
+    by = asked_by(state.question)
+    end = anchor.t_end + NEXT_S if by is None else min(anchor.t_end + NEXT_S, by)
+    query = TimeText("egolife" if end >= DAY else "single").span(anchor.t_end, end)
+    if end <= anchor.t_end or query in {r.query for r in state.history}:
+        return None
+    return RetrievalDecision(
+        decision="search", memory="episodic", query=query, before=by,
+        reason=f"The question asks what came after '{placing.text}' ({query.split('-')[0]}): search episodic "
+        "memory for the windows recorded from its end on.",
+    )
+
+
+def _found(happening: str, evidence: Sequence[Evidence]) -> Evidence | None:
+    """The first item of at most a minute (`SPECIFIC_S`) that holds every word of the happening
+    that some such item holds (a caption says "the safe code", not "appears")."""
+    items = [e for e in evidence if e.t_end - e.t_start <= SPECIFIC_S]
+    said = [forms(e.text) for e in items]
+    wanted = [w for w in dict.fromkeys(words(happening)) if w not in stopwords() and any(forms(w) & f for f in said)]
+    return next((e for e, f in zip(items, said) if wanted and all(forms(w) & f for w in wanted)), None)
 
 
 def _day_option_round(state: RetrievalState) -> RetrievalDecision | None:

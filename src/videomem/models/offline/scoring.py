@@ -63,9 +63,12 @@ used?"):
 * a clause placing the question before or after another happening ("right before she boils the
   pasta", "after lunch", `intent.placing_clause`): the items holding every word of that
   happening found (but one spanning a finer one that holds it: a window ends after the
-  happening does), the other items of their video that end before it starts (or start after
-  it ends) weigh 1, 1/2, 1/3, … nearest first, the rest × 0.3, and the happening's words are
-  left out of what the question is about; not when the question also asks for an end of the
+  happening does), the other items of their clock that end before it starts (or start after
+  it ends) weigh 1, 1/2, 1/3, … nearest first, counting only those that tell something the
+  happening and the nearer items did not (windows of the same room showing nothing new between
+  a happening and the next are not what came next; they weigh × 0.3), the items on the other
+  side of every occasion of the happening 0 (what came after it cannot be what came before),
+  the rest × 0.3, and the happening's words are left out of what the question is about; not when the question also asks for an end of the
   timeline ("after the last time I cut fruit": the occasion in progress or the one before it).
   A clause placing it during another happening does not reweigh: the items holding a
   recurring happening (a chat with the same two people) are every occasion of it.
@@ -488,26 +491,39 @@ def _claimed(read: _Read) -> bool:
     return False
 
 
-def _beside(relation: Relation, anchors: np.ndarray, evidence: Sequence[Evidence]) -> np.ndarray:
+def _beside(relation: Relation, anchors: np.ndarray, evidence: Sequence[Evidence],
+            item_words: Sequence[frozenset[str]]) -> np.ndarray:
     """Per item, where a clause places the question by the happening the `anchors` hold: 1,
-    1/2, 1/3, … for the items of an anchor's video that end before it starts (`relation`
-    "before") or start after it ends ("after"), nearest first; 0 for the others. An anchor that
-    spans a finer one (a 10-min window over the clip that shows the happening) is left out: it
-    ends after the happening does, and the items beside it are not beside the happening."""
+    1/2, 1/3, … for the items of an anchor's clock that end before it starts (`relation`
+    "before") or start after it ends ("after"), nearest first, counting only those that tell
+    something the anchors and the nearer items did not (a window of the same room showing
+    nothing new between the happening and the next one is not what came next); 0 for the
+    others beside it and for the items of no anchor's clock; -1 for the items on the other side
+    of every anchor of their clock, which what is asked cannot be. An anchor that spans a finer
+    one (a 10-min window over the clip that shows the happening) is left out: it ends after the
+    happening does, and the items beside it are not beside the happening."""
     anchored = [a for a, anchor in zip(evidence, anchors) if anchor]
     held = [a for a in anchored if not any(b is not a and clock_of(b.video_id) == clock_of(a.video_id) and a.t_start <= b.t_start
                                            and b.t_end <= a.t_end and b.t_end - b.t_start < a.t_end - a.t_start
                                            for b in anchored)]
     gaps = []
+    out = np.zeros(len(evidence))
     for i, item in enumerate(evidence):
         ahead = [a.t_start - item.t_end if relation == "before" else item.t_start - a.t_end
                  for a in held if clock_of(a.video_id) == clock_of(item.video_id)]
-        ahead = [g for g in ahead if g >= -TOUCH]
-        if ahead and not anchors[i]:
-            gaps.append((min(ahead), i))
-    out = np.zeros(len(evidence))
-    for rank, (_, i) in enumerate(sorted(gaps)):
-        out[i] = 1.0 / (1.0 + rank)
+        if anchors[i] or not ahead:
+            continue
+        if max(ahead) >= -TOUCH:
+            gaps.append((min(g for g in ahead if g >= -TOUCH), i))
+        else:
+            out[i] = -1.0
+    told = set().union(*(item_words[i] for i in np.flatnonzero(anchors)))
+    rank = 0
+    for _, i in sorted(gaps):
+        if item_words[i] - told:
+            out[i] = 1.0 / (1.0 + rank)
+            rank += 1
+            told |= item_words[i]
     return out
 
 
@@ -737,7 +753,8 @@ class _Read:
     """Per evidence item: whether it lies where every time the question names puts it."""
     beside: np.ndarray | None
     """Per evidence item, when a clause places the question before or after another happening:
-    its place beside that happening (`_beside`), 0 for an item not beside it."""
+    its place beside that happening (`_beside`), 0 for an item not beside it, -1 for one on the
+    other side of it."""
     actor: str | None
     """Whose doing the question asks about, when one person's (`intent.question_actor`: "i" or
     a name; not "we", which counts others in, nor in a question that asks who)."""
@@ -896,7 +913,7 @@ class OptionScorer:
                 and (happening := self._claim(placing.text, found) & found):
             anchors = np.array([happening <= w for w in item_words], bool)
             if anchors.any() and not anchors.all():
-                beside = _beside(placing.relation, anchors, evidence)
+                beside = _beside(placing.relation, anchors, evidence, item_words)
                 # the happening it is before or after is not what is asked
                 asked, claim = (asked - happening) or asked, (claim - happening) or claim
         item_cover = np.array([len(asked & w) / len(asked) if asked else 1.0 for w in item_words])
@@ -908,7 +925,7 @@ class OptionScorer:
             else np.ones(len(evidence), bool)
         weight = self._weights(question, evidence, about, core_cover >= 1.0, timing)
         if beside is not None:
-            weight = np.where(beside > 0, beside, weight * OFF_CUE)
+            weight = np.where(beside > 0, beside, np.where(beside < 0, 0.0, weight * OFF_CUE))
         share = np.array([_share(asked, s.words, item_words[s.item]) for s in sentences])
         support = (0.3 + 0.7 * share) * np.array([weight[s.item] for s in sentences]) if sentences else np.zeros(0)
         actor = question_actor(question) if question_intent(question) != "who" else None
