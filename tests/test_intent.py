@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from videomem.models.offline.intent import (
-    Extreme, absent_words, adverb_places, asks_about_speech, asks_negated, between_phrases, frequency_extreme, counted_unit, counts_into, counts_people, duration_extreme, modifier_words,
+    Extreme, absent_words, adverb_places, asks_about_speech, asks_negated, between_phrases, first_to_last, frequency_extreme, counted_unit, counts_into, counts_people, duration_extreme, modifier_words,
     asks_summary, meal_time, placing_clause, question_actor, question_intent, recording_part, recording_stretch, recording_words,
     relative_day, time_position, what_was_said,
 )
@@ -245,6 +245,20 @@ def test_a_count_asked_for_without_how_many(question: str, intent: str | None) -
 )
 def test_a_question_about_speech_is_read_from_its_verbs(question: str, speech: bool) -> None:
     assert asks_about_speech(question) is speech
+
+
+@pytest.mark.parametrize(
+    ("question", "spans"),
+    [("How much time went by between Lena's first and last lap of the pool?", True),
+     ("How long from the earliest delivery to the very last?", True),
+     ("How many hours passed between the first time I charged the drone and the last?", True),
+     ("How long were the first swim and the last swim?", False),
+     ("How long between the first and the second delivery?", False),
+     ("Which did I do first and which last?", False),
+     ("How long after the first call did the last guest leave?", False)],
+)
+def test_a_question_spanning_one_happening_from_its_first_to_its_last_time(question: str, spans: bool) -> None:
+    assert first_to_last(question) is spans
 
 
 def test_the_two_happenings_of_a_between_question_are_every_split_at_and() -> None:

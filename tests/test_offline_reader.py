@@ -1043,6 +1043,16 @@ def test_what_a_stretch_was_mostly_about_is_what_most_of_its_footage_shows(langu
     assert language.answer("Which best sums up yesterday morning?", options, day, now=now).answer == "Painting the fence"
 
 
+def test_the_time_from_the_first_to_the_last_occasion_is_measured_between_their_starts(language: OfflineLanguage) -> None:
+    """"Lena's first and last lap" is one happening: the time from the start of its first
+    occasion to the start of its last, not between any two items naming Lena or a lap."""
+    pool = [item(1400, "Lena swims a lap of the pool.", 0.9), item(200, "Lena swims a lap of the pool.", 0.8),
+            item(900, "Lena swims a lap of the pool.", 0.7), item(600, "Lena dries her hair by the lockers.", 0.6)]
+    options = ["About 20 minutes", "About 12 minutes", "About 8 minutes", "About 2 minutes"]
+    assert language.answer("How much time went by between Lena's first and last lap of the pool?", options, pool).answer \
+        == options[0]
+
+
 def test_a_count_at_a_named_time_counts_only_what_lies_there(language: OfflineLanguage) -> None:
     """Tea made today, asked at 18:00 on the third day, is the two cups of that day, not the
     four of the three days."""

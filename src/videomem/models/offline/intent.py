@@ -756,6 +756,23 @@ def asks_later(question: str) -> bool:
     return any(t.lemma_.lower() in _LATER or t.lower_ in _LATER for t in _parse(question))
 
 
+_FIRST_TO_LAST = re.compile(
+    r"\b(?:first|earliest)\b(?:\s+\w+){0,6}?\s+(and|to|until|till)\s+(?:(?:the|my|his|her|their|our|your)\s+)?"
+    r"(?:very\s+)?(?:last|latest|final)\b",
+    re.IGNORECASE,
+)
+_APART = re.compile(r"\b(?:between|separat\w*|apart|elapsed?|passed)\b", re.IGNORECASE)
+
+
+def first_to_last(question: str) -> bool:
+    """Whether the question spans one happening from its first occasion to its last ("how much
+    time separates Omar's first and last swim?", "how long from the first to the final call?"):
+    two ordinals of one happening joined by "to", or by "and" in a question about the time
+    between or apart ("how long were the first and the last walk?" asks for two durations)."""
+    match = _FIRST_TO_LAST.search(question)
+    return match is not None and (match.group(1).lower() != "and" or _APART.search(question) is not None)
+
+
 def between_phrases(question: str) -> list[tuple[str, str]]:
     """The two happenings a question measures the time between: the words after "between" or
     "separate" ("how long between my lunch and the walk?", "how much time separated the call and

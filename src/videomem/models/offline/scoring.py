@@ -198,7 +198,9 @@ reads typed evidence fields, never a memory's prose:
   it, no rule); a question about the time *between* two happenings ("how long between my
   lunch and the walk?", `intent.between_phrases`) is measured from the start of one's run to
   the other's, each run found on the items most about its own words, the two runs' weights
-  multiplied; how long someone or something was away ("how long was the van gone?",
+  multiplied; the time from one happening's first occasion to its last ("how much time
+  separates Omar's first and last swim?", `intent.first_to_last`) from the start of its first
+  run to the start of its last (`_first_to_last`); how long someone or something was away ("how long was the van gone?",
   `intent.absent_words`) is the longest stretch between two items naming it (`_absence`); any
   other asks how long something lasted, the duration of a run. A run (`_runs`)
   is made of the intervals about the question (`Evidence.spans`, chosen as for a count: a
@@ -255,7 +257,8 @@ from videomem.models.offline.daytime import (
 from videomem.models.offline.intent import (
     PART_WORDS, SPEECH_CUES, End, Extreme, Relation, TimePosition, absent_words, adverb_places, asks_about_speech, asks_later,
     asks_negated, frequency_extreme,
-    asks_sequence, asks_summary, between_phrases, counted_unit, counts_into, counts_people, duration_extreme, meal_time,
+    asks_sequence, asks_summary, between_phrases, counted_unit, counts_into, counts_people, duration_extreme, first_to_last,
+    meal_time,
     modifier_words, noun_lemmas, placing_clause, question_actor, question_intent, recording_part, recording_stretch,
     recording_words, relative_day, time_position, what_was_said,
 )
@@ -987,6 +990,9 @@ class OptionScorer:
                 places = [(h[0] % DAY, h[0] % DAY) for h in hours]
                 runs = [(Span(span.t_start % DAY, span.t_start % DAY + span.duration, span.text), w) for span, w in runs]
             lexical = self._placed(places, runs)  # type: ignore[arg-type]
+        elif all(amounts) and not relative and first_to_last(question) \
+                and (spanned := _first_to_last(evidence, read)) is not None:
+            lexical = _fit(spanned, amounts)
         elif all(amounts) and not relative and (gap := self._between(question, amounts, evidence, read)) is not None:
             lexical = gap
         elif all(amounts) and not relative and (away := _absence(question, read, evidence)) is not None:
@@ -1672,6 +1678,14 @@ def _runs(evidence: Sequence[Evidence], weight: np.ndarray, asked: set[str]) -> 
         else:
             runs.append((video, span, w))
     return [(span, w) for _, span, w in runs]
+
+
+def _first_to_last(evidence: Sequence[Evidence], read: _Read) -> float | None:
+    """The time from the start of the first run of the happening asked about (`_runs` of the
+    items holding every word of it, `_Read.core`) to the start of its last; None with fewer
+    than two runs."""
+    starts = [span.t_start for span, _ in _runs(evidence, read.weight * (read.core_cover >= 1.0), read.core)]
+    return max(starts) - min(starts) if len(starts) > 1 else None
 
 
 def _about(item: Evidence, asked: set[str]) -> list[Span]:
