@@ -14,7 +14,7 @@ from videomem.models.offline.daytime import question_window, relative_window, sp
 from videomem.models.offline.position import recording_window
 from videomem.models.offline.language import OfflineLanguage
 from videomem.models.offline.nlp import forms, root
-from videomem.models.offline.scoring import SEMANTIC_WEIGHT
+from videomem.models.offline.scoring import SEMANTIC_WEIGHT, question_stretches
 
 
 @pytest.fixture(scope="module")
@@ -828,6 +828,39 @@ def test_a_stretch_between_two_clocks_is_read_from_the_items_that_overlap_it(lan
     assert language.answer("What goes on from 10:00 to 13:00 in the garage?", options, video).answer == options[0]
     assert language.answer("What is happening around 11:20 in the garage?", options, video).answer == options[0]
     assert language.answer("What is happening around 01:20 in the garage?", options, video).answer == options[1]
+
+
+@pytest.mark.parametrize(
+    ("question", "hours"),
+    [("Which chores filled day 2 between 2 pm and half past four?", [(38.0, 40.5)]),
+     ("What was the third day like from noon to 5 p.m.?", [(60.0, 65.0)]),
+     ("How did the first day go from 9 p.m. on?", [(21.0, 24.0)]),
+     ("What has Tomas cooked since 4 pm on day 3?", [(64.0, 72.0)]),
+     ("What went on from 10:00 onwards on DAY2?", [(34.0, 48.0)]),
+     ("Between 11:15 and 11:45 on day 1, who came in?", [(11.25, 11.75)]),
+     ("Where were the gloves at noon on day 2?", []),
+     ("What did Ana do after 3 pm on day 1?", [])],
+)
+def test_two_times_of_day_in_any_form_or_one_said_to_run_on_name_a_stretch(question: str,
+                                                                            hours: list[tuple[float, float]]) -> None:
+    """Times said in words ("2 pm", "half past four", "noon") join into a stretch as digits do;
+    "from 9 p.m. on" and "since 4 pm" run to the end of the day; one time alone is a moment."""
+    day = question_window(question)
+    assert [(a / 3600, b / 3600) for a, b in question_stretches(question, day)] == hours
+
+
+def test_a_summary_is_the_option_whose_every_part_the_stretch_shows(language: OfflineLanguage) -> None:
+    """An option that lists a stretch's happenings is the summary when the stretch shows each
+    of them and they fill its footage; one that shares the longest happening but names two the
+    stretch never showed is not, however alike its words are to one sentence."""
+    evening = [Evidence(18 * 3600, 18 * 3600 + 2400, "Priya mows the lawn. The scene is still.", "episodic", 0.8, "v",
+                        scale=3600.0),
+               item(19 * 3600, "Priya waters the roses by the fence.", 0.7),
+               item(20 * 3600, "Priya grills corn on the barbecue.", 0.6),
+               item(12 * 3600, "Priya paints the shed door.", 0.9)]
+    options = ["Mowing the lawn, watering the roses, grilling corn", "Mowing the lawn and a nap",
+               "Painting the shed, a phone call, a nap", "Grilling corn"]
+    assert language.answer("What was the evening mostly about?", options, evening).answer == options[0]
 
 
 def test_a_part_of_the_recording_or_its_end_is_read_from_where_the_items_lie(language: OfflineLanguage) -> None:

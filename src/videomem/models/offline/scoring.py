@@ -44,7 +44,9 @@ used?"):
   that place and some lies near the time of day it reads as: then that time on each such day,
   `of_day`, the last by the query time when there is one; a time of day said in words, "a
   quarter past three", "7 pm" (`daytime.spoken_clocks`), is a time of day only, 5 minutes
-  either side (`daytime.APPROXIMATE_S`); two clocks joined by "and", "to", "until" or a dash name the stretch between them,
+  either side (`daytime.APPROXIMATE_S`); two times of day, in digits or in words ("2 pm",
+  "noon"), joined by "and", "to", "until" or a dash name the stretch between them, and one said
+  to run on ("from 6 p.m. on", "since 4 pm") the stretch to its day's end,
   `question_stretches`): items whose range holds it (overlaps the stretch by more than a
   second) keep their weight, ranked among the items that hold it, and count in full up to the
   stretch's length or the shortest holding item's, whichever is longer; others × 0.3 — except for where something is
@@ -125,8 +127,9 @@ reads typed evidence fields, never a memory's prose:
 * A question that asks what a stretch was mostly about ("what was the morning mostly about?",
   "which best sums up yesterday afternoon?", "the main topic", `intent.asks_summary`): each
   option scores the share of the footage of the items at the time the question names that its
-  words cover (`_footage`, each item's seconds times the share of the option's words it holds,
-  in any of its sentences): what most of the stretch shows, told by the hour-long window as much as by its clips. Where a stretch
+  parts explain, times the share of its parts found there (`_footage`; an option lists the
+  stretch's happenings between commas and "and", and an item counts its seconds times the
+  share of one part's words it holds, in any of its sentences): what most of the stretch shows, told by the hour-long window as much as by its clips. Where a stretch
   is named, each word counts by the share of the footage holding it that lies in the stretch:
   a video's topic, in every part of it, does not tell one part from another.
 * The option "Me" (the camera's wearer, `_first_person`) is found where a sentence says "I", as
@@ -349,6 +352,10 @@ _WHOLE = re.compile(r"\b(?:all|(?:the|a)\s+whole|(?:the|an)\s+entire)\s+(minute|
 """An amount of time said as one whole unit ("all day", "the whole hour")."""
 _CLOCK = re.compile(r"\b(?:DAY\d+[ _])?\d{1,2}:\d{2}(?::\d{2})?\b", re.IGNORECASE)
 _JOIN = re.compile(r"\s*(?:-|\u2013|\u2014|and|to|until|till|through)\s*", re.IGNORECASE)
+_NOON = re.compile(r"\b(?:noon|midday|midnight)\b", re.IGNORECASE)
+_FROM = re.compile(r"\bfrom\s+(?:just\s+)?$", re.IGNORECASE)
+_ON = re.compile(r"\s+(?:on|onwards?)\b", re.IGNORECASE)
+_SINCE = re.compile(r"\bsince\s+(?:just\s+)?$", re.IGNORECASE)
 _PLACES_JOINED = re.compile(r"\b(?:between|from)\s+(.+?)\s+(?:and|to|until|till|through)\s+(.+?)(?=\s*[,?.!;]|$)",
                             re.IGNORECASE)
 """What joins two clock times into the stretch between them ("12:00 and 15:00", "9:30-11:00")."""
@@ -399,26 +406,46 @@ def question_times(question: str, day: tuple[float, float] | None = None, eviden
 
 def question_stretches(question: str, day: tuple[float, float] | None = None,
                         evidence: Sequence[Evidence] = ()) -> list[tuple[float, float]]:
-    """The stretches between two clock times the question joins ("between 12:00 and 15:00",
-    "from 9:30 to 11:00", "12:00-15:00"), each clock read as `question_times` reads it; a start
-    read on several days pairs with the first end after it. Or between two places in the
-    recording said in words ("between minute 10 and minute 20", "from the 5-minute mark to the
-    8-minute mark"), from the middle of one to the middle of the other."""
-    clocks = list(_CLOCK.finditer(question))
+    """The stretches between two times of day the question joins ("between 12:00 and 15:00",
+    "from 9:30 to 11:00", "12:00-15:00", "between 2 pm and 4 pm", "noon to 5 p.m."), each read as
+    `question_times` reads it ("noon" and "midnight" as 12:00 and 0:00); a start read on several
+    days pairs with the first end after it. A time the stretch runs on from ("from 6 p.m. on",
+    "from 10:00 onwards", "since 4 pm") runs to the end of its day. Or between two places in
+    the recording said in words ("between minute 10 and minute 20", "from the 5-minute mark to
+    the 8-minute mark"), from the middle of one to the middle of the other."""
+    mentions = _clock_mentions(question, day, evidence)
     out = []
-    for a, b in zip(clocks, clocks[1:]):
-        if not _JOIN.fullmatch(question[a.end() : b.start()]):
+    for (_, a_end, starts), (b_start, _, ends) in zip(mentions, mentions[1:]):
+        if not _JOIN.fullmatch(question[a_end:b_start]):
             continue
-        ends = question_times(b.group(), day, evidence)
-        for start in question_times(a.group(), day, evidence):
+        for start in starts:
             after = [t for t in ends if t > start]
             if after:
                 out.append((start, min(after)))
+    for a_start, a_end, starts in mentions:
+        if (_FROM.search(question[:a_start]) and _ON.match(question[a_end:])) or _SINCE.search(question[:a_start]):
+            out += [(start, (start // DAY + 1) * DAY) for start in starts if not any(s == start for s, _ in out)]
     if not out and day is None and (joined := _PLACES_JOINED.search(question)) is not None:
         first, last = recording_window(joined.group(1)), recording_window(joined.group(2))
         if first is not None and last is not None and sum(first) < sum(last):
             out.append((sum(first) / 2, sum(last) / 2))
     return out
+
+
+def _clock_mentions(question: str, day: tuple[float, float] | None,
+                    evidence: Sequence[Evidence]) -> list[tuple[int, int, list[float]]]:
+    """Each time of day the question names, in order: (where it starts and ends in the question,
+    the corpus seconds it may be), digits ("10:30"), words ("a quarter past three", "4 pm") or
+    "noon" / "midnight"."""
+    spoken = spoken_clocks(question)
+    out = [(m.start(), m.end(), question_times(m.group(), day, evidence)) for m in _CLOCK.finditer(question)
+           if not any(a < m.end() and m.start() < b for (a, b), _ in spoken)]
+    named = [((m.start(), m.end()), [0.0 if m.group().lower() == "midnight" else 12 * 3600.0])
+             for m in _NOON.finditer(question)]
+    for (a, b), hours in [*spoken, *named]:
+        out.append((a, b, [day[0] // DAY * DAY + h for h in hours] if day is not None
+                    else [t for h in hours for t in _on_days(h, evidence)]))
+    return sorted((a, b, times) for a, b, times in out if times)
 
 
 _T = TypeVar("_T")
@@ -1145,15 +1172,17 @@ class OptionScorer:
     def _footage(self, options: Sequence[str], read: _Read, evidence: Sequence[Evidence], common: set[str]) -> np.ndarray:
         """For a question that asks what a stretch was mostly about (`intent.asks_summary`): per
         option, the share of the footage of the items at the time the question names that its
-        words cover (the share of them the item holds, in any of its sentences, times the seconds
-        it spans). What most of the footage shows is the summary, so a window that tells of an
-        hour counts for the hour, and one clip that says the option's words exactly counts for
-        its 30 s. An option that sums up a stretch names several of its happenings, which a
-        window tells in sentences of their own: read sentence by sentence, "the keys went by the
-        door and the list got lost" was covered by half, less than a wrong option's "the keys went
-        by the door and I wrote a letter" by the same sentence. Where the question names a stretch, each word counts by how
-        much more of the footage holding it lies in the stretch than outside it: the video's
-        topic ("the mussels", in every part) does not tell its last part from its first."""
+        parts explain, times the share of its parts found there. An option lists the stretch's
+        happenings ("mowing the lawn, watering the roses, grilling corn"; its parts between
+        commas and "and", `_steps`); an item is explained as far as it holds the words of one
+        part (a window that tells of an hour counts for the hour, a clip that says a part
+        exactly for its 30 s), and a part is found as far as its best item holds it. Read word by
+        word over the whole option, a list of four happenings was covered by a quarter in each
+        window and lost to a shorter option sharing the longest one ("mowing the lawn and a
+        nap"), whose other part the stretch never showed. Where the question names a stretch,
+        each word counts by how much more of the footage holding it lies in the stretch than
+        outside it: the video's topic ("the mussels", in every part) does not tell its last part
+        from its first."""
         seconds = np.array([max(e.t_end - e.t_start, 0.0) for e in evidence])
         inside = _where_named(read.fits)
         spans = seconds * inside
@@ -1166,9 +1195,12 @@ class OptionScorer:
             holding = {w: np.array([_held(w, said, nouns) in said for said in read.item_words]) for w in distinct}
             # per word: the share of its footage inside over the share of all footage inside
             tell = {w: float((seconds * held * inside).sum() / max((seconds * held).sum(), 1e-9)) for w, held in holding.items()}
-            cover = np.array([sum(tell[w] for w in distinct if holding[w][i]) / max(len(distinct), 1)
-                              for i in range(len(evidence))])
-            out[k] = float((cover * spans).sum() / total)
+            parts = [p for part in _steps(option, listed=True)
+                     if (p := [w for w in dict.fromkeys(self._content(part)) if w in holding])] or [distinct]
+            held = np.array([[sum(tell[w] for w in part if holding[w][i]) / max(len(part), 1)
+                              for i in range(len(evidence))] for part in parts])
+            explained = float((held.max(axis=0) * spans).sum() / total)
+            out[k] = explained * float((held * inside[None, :]).max(axis=1).mean())
         return out
 
     def _ordered(self, question: str, options: Sequence[str], evidence: Sequence[Evidence]) -> np.ndarray | None:
