@@ -220,19 +220,21 @@ def test_until_inside_a_coarse_window_hides_it_and_a_finer_caption_answers(at_on
 
 def test_a_time_range_query_returns_the_finest_windows_from_its_start_on_in_time_order(at_once: tuple[Path, dict]) -> None:
     """What came right after the courier (HOUR + 60) is what was recorded next, whatever its
-    words: the 10-s windows from the range's start, in time order, as many as asked for, none
-    the question may not see yet."""
+    words: the 10-s windows from the range's start, in time order, consecutive windows that say
+    the same as one (two windows of making coffee are one happening), as many as asked for,
+    none the question may not see yet."""
     root, _ = at_once
     with Store(root) as store:
         memory = EpisodicMemory(store, offline_models())
         after = memory.retrieve("DAY1 01:01:10 - DAY1 02:00:00", 3)
         seen = memory.retrieve("DAY1 01:01:10 - DAY1 02:00:00", 3, until=HOUR + 85)
         across = memory.retrieve("01:01:50 - 01:02:30", 10)
-    assert [(e.scale, e.t_start, e.text) for e in after] == [
-        (10.0, HOUR + 70, PART_ONE[7]), (10.0, HOUR + 80, PART_ONE[8]), (10.0, HOUR + 90, PART_ONE[9])]
+    assert [(e.scale, e.t_start, e.t_end, e.text) for e in after] == [
+        (10.0, HOUR + 70, HOUR + 90, PART_ONE[7]), (10.0, HOUR + 90, HOUR + 110, PART_ONE[9]),
+        (10.0, HOUR + 110, HOUR + 120, PART_ONE[11])]
     assert all(e.score == 1.0 for e in after), "time ranks them, not a similarity"
-    assert [e.t_start for e in seen] == [HOUR + 70], "nothing recorded after the query time"
-    assert [e.text for e in across] == [*PART_ONE[11:], *PART_TWO[:3]], "a range runs on into the next file"
+    assert [(e.t_start, e.t_end) for e in seen] == [(HOUR + 70, HOUR + 80)], "nothing recorded after the query time"
+    assert [e.text for e in across] == [PART_ONE[11], PART_TWO[0], PART_TWO[2]], "a range runs on into the next file"
 
 
 def test_a_coarse_window_carries_the_finer_captions_inside_it_as_intervals(at_once: tuple[Path, dict]) -> None:

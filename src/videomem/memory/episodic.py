@@ -32,7 +32,8 @@ Personalized PageRank (fused with a keyword ranking of the same captions when th
 (`CaptionRanking.rerank`), and the first `top_k` of its order are returned with their scale.
 A query that is a time range ("DAY1 16:30:30 - DAY1 18:30:30", "00:19:50 - 00:25:00",
 `timeline.parse_range`) asks what was recorded from its start on: the finest scale's visible
-windows that overlap it, in time order, the first `top_k`. What came right after a happening is
+windows that overlap it, in time order, consecutive windows that say the same as one, the first
+`top_k`. What came right after a happening is
 what follows it in time, which no similarity to a query finds (the windows in between may say
 nothing the query says, and the one right after is no likelier to be ranked than one an hour on).
 
@@ -443,20 +444,30 @@ class EpisodicMemory:
     def _from(
         self, start: float, end: float, scale: float, top_k: int, until: float | None, video_id: str | None
     ) -> list[Evidence]:
-        """The visible windows of `scale` that overlap [start, end], in time order, the first
-        `top_k`; each scored 1 (time, not similarity, ranks them)."""
+        """The visible windows of `scale` that overlap [start, end], in time order, consecutive
+        windows that say the same merged into one (a room shown still for a minute is one
+        happening, not six), the first `top_k`; each scored 1 (time, not similarity, ranks them)."""
         where, params = scope_sql(until, None)
         terms = ["scale = ?", "t_end > ?", "t_start < ?", *([where] if where else []),
                  *(["video_id = ? AND n_videos = 1"] if video_id else [])]
         rows = self.store.query(
             f"SELECT id, scale, scope, video_id, t_start, t_end, text FROM episodic_captions WHERE {' AND '.join(terms)} "
-            "ORDER BY t_start, t_end, id LIMIT ?",
-            (scale, start, end, *params, *((video_id,) if video_id else ()), top_k),
+            "ORDER BY t_start, t_end, id",
+            (scale, start, end, *params, *((video_id,) if video_id else ())),
         )
+        runs: list[list] = []
+        for r in rows:
+            if runs and runs[-1][0]["text"] == r["text"] and runs[-1][0]["video_id"] == r["video_id"] \
+                    and r["t_start"] - runs[-1][1] <= _EPS:
+                runs[-1][1] = r["t_end"]
+            elif len(runs) == top_k:
+                break
+            else:
+                runs.append([r, r["t_end"]])
         return [
-            Evidence(r["t_start"], r["t_end"], r["text"], SOURCE, 1.0, r["video_id"], scale=r["scale"],
-                     speech=speech_in(self.store, r["video_id"], r["t_start"], r["t_end"]))
-            for r in rows
+            Evidence(r["t_start"], t_end, r["text"], SOURCE, 1.0, r["video_id"], scale=r["scale"],
+                     speech=speech_in(self.store, r["video_id"], r["t_start"], t_end))
+            for r, t_end in runs
         ]
 
     def _with_words(
