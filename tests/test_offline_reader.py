@@ -922,6 +922,16 @@ def test_what_came_right_after_is_the_nearest_item_that_tells_something_new(lang
     assert language.answer("What is shown right after the kettle boils?", options, kitchen).answer == options[0]
 
 
+def test_the_clip_that_starts_a_window_comes_before_the_rest_of_the_window(language: OfflineLanguage) -> None:
+    """An hour's window that starts where the next clip does holds that clip's happening and a
+    later one: what came right after is the clip's, not the window's later happening."""
+    hour = Evidence(5400, 7200, "Jonas feeds the hens. Later Jonas sweeps the porch.", "episodic", 1.0, "v", scale=3600.0)
+    farm = [item(1800, "Jonas unloads the hay bales from the trailer.", 0.6), hour,
+            item(5400, "Jonas feeds the hens in the yard.", 0.5), item(7000, "Jonas sweeps the porch.", 0.4)]
+    options = ["Gave the hens their feed", "Swept the porch", "Unloaded the hay", "Milked the goat"]
+    assert language.answer("What did Jonas do right after unloading the hay?", options, farm).answer == options[0]
+
+
 def test_a_yes_or_no_question_is_answered_by_whether_one_item_holds_all_it_says(language: OfflineLanguage) -> None:
     """Yes when one item holds every word of what the question says happened (beside the
     happening a clause places it before or after, when one does); no when none does, though

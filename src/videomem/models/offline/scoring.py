@@ -525,7 +525,8 @@ def _beside(relation: Relation, anchors: np.ndarray, evidence: Sequence[Evidence
             item_words: Sequence[frozenset[str]]) -> np.ndarray:
     """Per item, where a clause places the question by the happening the `anchors` hold: 1,
     1/2, 1/3, … for the items of an anchor's clock that end before it starts (`relation`
-    "before") or start after it ends ("after"), nearest first, counting only those that tell
+    "before") or start after it ends ("after"), nearest first (of two as near, the shorter: the
+    clip that starts an hour's window is nearer than the rest of the hour), counting only those that tell
     something the anchors and the nearer items did not (a window of the same room showing
     nothing new between the happening and the next one is not what came next); 0 for the
     others beside it and for the items of no anchor's clock; -1 for the items on the other side
@@ -544,12 +545,12 @@ def _beside(relation: Relation, anchors: np.ndarray, evidence: Sequence[Evidence
         if anchors[i] or not ahead:
             continue
         if max(ahead) >= -TOUCH:
-            gaps.append((min(g for g in ahead if g >= -TOUCH), i))
+            gaps.append((min(g for g in ahead if g >= -TOUCH), item.t_end - item.t_start, i))
         else:
             out[i] = -1.0
     told = set().union(*(item_words[i] for i in np.flatnonzero(anchors)))
     rank = 0
-    for _, i in sorted(gaps):
+    for _, _, i in sorted(gaps):
         if item_words[i] - told:
             out[i] = 1.0 / (1.0 + rank)
             rank += 1
