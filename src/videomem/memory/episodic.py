@@ -33,9 +33,9 @@ Personalized PageRank (fused with a keyword ranking of the same captions when th
 A query that is a time range ("DAY1 16:30:30 - DAY1 18:30:30", "00:19:50 - 00:25:00",
 `timeline.parse_range`) asks what was recorded from its start on: the finest scale's visible
 windows that overlap it, in time order, consecutive windows that say the same as one, the first
-`top_k`. What came right after a happening is
-what follows it in time, which no similarity to a query finds (the windows in between may say
-nothing the query says, and the one right after is no likelier to be ranked than one an hour on).
+`top_k`. What came right after a happening is what follows it in time, which no similarity to
+a query finds (the windows in between may say nothing the query says, and the one right after
+is no likelier to be ranked than one an hour on).
 
 **Intervals.** A window of a coarser scale carries, as `Evidence.intervals`, the captions of the
 next finer scale that nests in it, inside its range: which stretches of its footage recorded

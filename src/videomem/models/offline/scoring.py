@@ -70,10 +70,11 @@ used?"):
   happening and the nearer items did not (windows of the same room showing nothing new between
   a happening and the next are not what came next; they weigh × 0.3), the items on the other
   side of every occasion of the happening 0 (what came after it cannot be what came before),
-  the rest × 0.3, and the happening's words are left out of what the question is about; not when the question also asks for an end of the
-  timeline ("after the last time I cut fruit": the occasion in progress or the one before it).
-  A clause placing it during another happening does not reweigh: the items holding a
-  recurring happening (a chat with the same two people) are every occasion of it.
+  the rest × 0.3, and the happening's words are left out of what the question is about; not
+  when the question also asks for an end of the timeline ("after the last time I cut fruit":
+  the occasion in progress or the one before it). A clause placing it during another happening
+  does not reweigh: the items holding a recurring happening (a chat with the same two people)
+  are every occasion of it.
 
 **Lexical support** of an option by a sentence:
 
@@ -129,7 +130,8 @@ reads typed evidence fields, never a memory's prose:
   option scores the share of the footage of the items at the time the question names that its
   parts explain, times the share of its parts found there (`_footage`; an option lists the
   stretch's happenings between commas and "and", and an item counts its seconds times the
-  share of one part's words it holds, in any of its sentences): what most of the stretch shows, told by the hour-long window as much as by its clips. Where a stretch
+  share of one part's words it holds, in any of its sentences): what most of the stretch
+  shows, told by the hour-long window as much as by its clips. Where a stretch
   is named, each word counts by the share of the footage holding it that lies in the stretch:
   a video's topic, in every part of it, does not tell one part from another.
 * The option "Me" (the camera's wearer, `_first_person`) is found where a sentence says "I", as
@@ -203,8 +205,8 @@ reads typed evidence fields, never a memory's prose:
   the other's, each run found on the items most about its own words, the two runs' weights
   multiplied; the time from one happening's first occasion to its last ("how much time
   separates Omar's first and last swim?", `intent.first_to_last`) from the start of its first
-  run to the start of its last (`_first_to_last`); how long someone or something was away ("how long was the van gone?",
-  `intent.absent_words`) is the longest stretch between two items naming it (`_absence`); any
+  run to the start of its last (`_first_to_last`); how long someone or something was away
+  ("how long was the van gone?", `intent.absent_words`) is the longest stretch between two items naming it (`_absence`); any
   other asks how long something lasted, the duration of a run. A run (`_runs`)
   is made of the intervals about the question (`Evidence.spans`, chosen as for a count: a
   10-min window whose finer captions name the activity only in its last 3 minutes gives those
@@ -526,9 +528,10 @@ def _beside(relation: Relation, anchors: np.ndarray, evidence: Sequence[Evidence
     """Per item, where a clause places the question by the happening the `anchors` hold: 1,
     1/2, 1/3, … for the items of an anchor's clock that end before it starts (`relation`
     "before") or start after it ends ("after"), nearest first (of two as near, the shorter: the
-    clip that starts an hour's window is nearer than the rest of the hour), counting only those that tell
-    something the anchors and the nearer items did not (a window of the same room showing
-    nothing new between the happening and the next one is not what came next); 0 for the
+    clip that starts an hour's window is nearer than the rest of the hour), counting only
+    those that tell something the anchors and the nearer items did not (a window of the same
+    room showing nothing new between the happening and the next one is not what came next); 0
+    for the
     others beside it and for the items of no anchor's clock; -1 for the items on the other side
     of every anchor of their clock, which what is asked cannot be. An anchor that spans a finer
     one (a 10-min window over the clip that shows the happening) is left out: it ends after the
