@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from videomem.models.offline.intent import (
-    Extreme, absent_words, adverb_places, asks_about_speech, asks_negated, between_phrases, first_to_last, frequency_extreme, counted_unit, counts_into, counts_people, duration_extreme, modifier_words,
+    Extreme, absent_words, adverb_places, asks_about_speech, asks_negated, between_phrases, first_to_last, frequency_extreme, occurrence_words, counted_unit, counts_into, counts_people, duration_extreme, modifier_words,
     asks_summary, meal_time, placing_clause, question_actor, question_intent, recording_part, recording_stretch, recording_words,
     relative_day, time_position, what_was_said,
 )
@@ -259,6 +259,19 @@ def test_a_question_about_speech_is_read_from_its_verbs(question: str, speech: b
 )
 def test_a_question_spanning_one_happening_from_its_first_to_its_last_time(question: str, spans: bool) -> None:
     assert first_to_last(question) is spans
+
+
+@pytest.mark.parametrize(
+    ("question", "cues"),
+    [("Which of these came first on the second day?", {"come"}),
+     ("Which of the chores happened last?", {"happen"}),
+     ("What took place right after the storm?", {"take", "place"}),
+     ("Who came to fix the boiler?", set()),
+     ("Which came with the parcel, the invoice or the manual?", {"come"}),
+     ("What did Ravi bring?", set())],
+)
+def test_a_verb_that_only_says_something_happened_is_a_cue(question: str, cues: set[str]) -> None:
+    assert occurrence_words(question) == cues
 
 
 def test_the_two_happenings_of_a_between_question_are_every_split_at_and() -> None:

@@ -932,6 +932,15 @@ def test_the_clip_that_starts_a_window_comes_before_the_rest_of_the_window(langu
     assert language.answer("What did Jonas do right after unloading the hay?", options, farm).answer == options[0]
 
 
+def test_which_came_first_is_read_from_the_times_not_from_a_caption_saying_comes(language: OfflineLanguage) -> None:
+    """"Which came first?" asks for the earliest option; "came" is no word to look for, and the
+    caption that says "comes round" does not support its option for it."""
+    day = [item(9 * 3600, "Maya bakes bread in the kitchen.", 0.5), item(13 * 3600, "Maya repairs the bike.", 0.5),
+           item(17 * 3600, "Uncle Sam comes round for tea.", 0.9)]
+    options = ["Uncle Sam's visit", "Baking bread", "Repairing the bike"]
+    assert language.answer("Which of these came first on the first day?", options, day).answer == options[1]
+
+
 def test_a_yes_or_no_question_is_answered_by_whether_one_item_holds_all_it_says(language: OfflineLanguage) -> None:
     """Yes when one item holds every word of what the question says happened (beside the
     happening a clause places it before or after, when one does); no when none does, though

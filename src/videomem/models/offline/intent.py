@@ -756,6 +756,28 @@ def asks_later(question: str) -> bool:
     return any(t.lemma_.lower() in _LATER or t.lower_ in _LATER for t in _parse(question))
 
 
+_OCCUR = frozenset({"come", "happen", "occur", "take"})
+"""Verbs that say only that something happened ("which came first?", "what took place?")."""
+
+
+def occurrence_words(question: str) -> frozenset[str]:
+    """The verb of a question whose subject is "which" or "what" and which says only that
+    something happened ("which of these came first?", "what happened next?", "which took place
+    last?"): a cue for the options' order or time, not content any of them must hold (one that
+    says "comes to visit" would take it as support)."""
+    doc = _parse(question)
+    out = set()
+    for token in doc:
+        if token.lemma_.lower() in _OCCUR and token.pos_ in ("VERB", "AUX") and any(
+                c.dep_ in ("nsubj", "nsubjpass") and (c.lower_ in ("which", "what")
+                                                      or any(d.lower_ in ("which", "what") for d in c.children))
+                for c in token.children):
+            out.add(token.lemma_.lower())
+            if token.lemma_.lower() == "take":
+                out.add("place")
+    return frozenset(out)
+
+
 _FIRST_TO_LAST = re.compile(
     r"\b(?:first|earliest)\b(?:\s+\w+){0,6}?\s+(and|to|until|till)\s+(?:(?:the|my|his|her|their|our|your)\s+)?"
     r"(?:very\s+)?(?:last|latest|final)\b",

@@ -5,8 +5,10 @@ lemma as a noun, a verb or an adjective, and by gerund stem (`nlp.forms`), so 'M
 supports 'Make coffee'; an option's noun also by the key of its stem (`nlp.root`), so 'The
 mopping' is in 'Ana mops the hall'. The question's *content words* are its lemmas without
 stopwords (but for a few that spaCy lists and that say what happened, `_KEEP`: "empty", "full",
-"call"), without the cue words below or words naming the recording itself ("the end of the video",
-`intent.recording_words`) and without words that no evidence item holds (those cannot
+"call"), without the cue words below, words naming the recording itself ("the end of the video",
+`intent.recording_words`) or a verb that only says something happened, of a "which" or "what"
+("which of these came first?", `intent.occurrence_words`: "came" is no word an option's caption
+must hold, and "comes round" would support one for it), and without words that no evidence item holds (those cannot
 tell items apart; no list of question phrasings is kept); where the question names a time
 (any cue below), without words that no item *at that time* holds, when some item lies there:
 "what did we have for lunch yesterday?" is told by yesterday's items, and "lunch" in today's
@@ -263,7 +265,7 @@ from videomem.models.offline.intent import (
     PART_WORDS, SPEECH_CUES, End, Extreme, Relation, TimePosition, absent_words, adverb_places, asks_about_speech, asks_later,
     asks_negated, frequency_extreme,
     asks_sequence, asks_summary, between_phrases, counted_unit, counts_into, counts_people, duration_extreme, first_to_last,
-    meal_time,
+    meal_time, occurrence_words,
     modifier_words, noun_lemmas, placing_clause, question_actor, question_intent, recording_part, recording_stretch,
     recording_words, relative_day, time_position, what_was_said,
 )
@@ -812,7 +814,7 @@ class OptionScorer:
         one (`_held`). A clock time is a time cue, not words to look for."""
         position = time_position(question)
         cues = _CUES | (position.words if position else frozenset()) | recording_words(question) \
-            | (PART_WORDS if recording_part(question) else frozenset())
+            | (PART_WORDS if recording_part(question) else frozenset()) | occurrence_words(question)
         untimed = _CLOCK.sub(" ", _unspoken(question))  # a clock time is a cue: "17" and "00" are no content
         nouns = noun_lemmas(question)
         places = PLACE_WORDS - adverb_places(question)
