@@ -147,6 +147,13 @@ def windows_of(items: Sequence[_Item], scale: float) -> dict[tuple[str, int], _W
     return windows
 
 
+def _seen(scale: float, until: float | None, video_id: str | None) -> tuple[str, tuple]:
+    """SQL condition and parameters: the windows of `scale` a question may see."""
+    where, params = scope_sql(until, None)
+    terms = ["scale = ?", *([where] if where else []), *(["video_id = ? AND n_videos = 1"] if video_id else [])]
+    return " AND ".join(terms), (scale, *params, *((video_id,) if video_id else ()))
+
+
 class EpisodicMemory:
     """Episodic memory (WorldMM): captions of the footage at several time scales, from seconds
     to minutes or an hour, searched as knowledge graphs. Finds single moments and longer
@@ -447,13 +454,11 @@ class EpisodicMemory:
         """The visible windows of `scale` that overlap [start, end], in time order, consecutive
         windows that say the same merged into one (a room shown still for a minute is one
         happening, not six), the first `top_k`; each scored 1 (time, not similarity, ranks them)."""
-        where, params = scope_sql(until, None)
-        terms = ["scale = ?", "t_end > ?", "t_start < ?", *([where] if where else []),
-                 *(["video_id = ? AND n_videos = 1"] if video_id else [])]
+        where, args = _seen(scale, until, video_id)
         rows = self.store.query(
-            f"SELECT id, scale, scope, video_id, t_start, t_end, text FROM episodic_captions WHERE {' AND '.join(terms)} "
-            "ORDER BY t_start, t_end, id",
-            (scale, start, end, *params, *((video_id,) if video_id else ())),
+            f"SELECT id, scale, scope, video_id, t_start, t_end, text FROM episodic_captions WHERE {where} "
+            "AND t_end > ? AND t_start < ? ORDER BY t_start, t_end, id",
+            (*args, start, end),
         )
         runs: list[list] = []
         for r in rows:
@@ -506,10 +511,8 @@ class EpisodicMemory:
         """Which of the graph's captions the question may see (None: all of them)."""
         if until is None and video_id is None:
             return None
-        where, params = scope_sql(until, None)
-        terms = ["scale = ?"] + ([where] if where else []) + (["video_id = ? AND n_videos = 1"] if video_id else [])
-        args = (scale, *params, *((video_id,) if video_id else ()))
-        ids = [r[0] for r in self.store.query(f"SELECT id FROM episodic_captions WHERE {' AND '.join(terms)}", args)]
+        where, args = _seen(scale, until, video_id)
+        ids = [r[0] for r in self.store.query(f"SELECT id FROM episodic_captions WHERE {where}", args)]
         return np.isin(graph.passage_ids, np.array(ids, dtype=np.int64))
 
     def _rows(self, ids: list[int]) -> dict[int, sqlite3.Row]:

@@ -401,8 +401,7 @@ def question_times(question: str, day: tuple[float, float] | None = None, eviden
         days = of_day(text, [t], evidence)
         out.extend(days or [t])
     for _, hours in spoken:
-        for hour in hours:
-            out.extend([day[0] // DAY * DAY + hour] if day is not None else _on_days(hour, evidence))
+        out.extend(_of_hours(hours, day, evidence))
     if not out and day is None and (place := recording_window(question)) is not None:
         out.append((place[0] + place[1]) / 2)  # "at the 23-minute mark", "around minute 20"
     return out
@@ -447,9 +446,14 @@ def _clock_mentions(question: str, day: tuple[float, float] | None,
     named = [((m.start(), m.end()), [0.0 if m.group().lower() == "midnight" else 12 * 3600.0])
              for m in _NOON.finditer(question)]
     for (a, b), hours in [*spoken, *named]:
-        out.append((a, b, [day[0] // DAY * DAY + h for h in hours] if day is not None
-                    else [t for h in hours for t in _on_days(h, evidence)]))
+        out.append((a, b, _of_hours(hours, day, evidence)))
     return sorted((a, b, times) for a, b, times in out if times)
+
+
+def _of_hours(hours: Sequence[float], day: tuple[float, float] | None, evidence: Sequence[Evidence]) -> list[float]:
+    """Times of day (seconds after midnight) as corpus seconds: on the day the question names,
+    else on each day the evidence is near them (`_on_days`)."""
+    return [day[0] // DAY * DAY + h for h in hours] if day is not None else [t for h in hours for t in _on_days(h, evidence)]
 
 
 _T = TypeVar("_T")
