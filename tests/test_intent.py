@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from videomem.models.offline.intent import (
-    Extreme, absent_words, adverb_places, asks_about_speech, asks_negated, between_phrases, first_to_last, frequency_extreme, occurrence_words, counted_unit, counts_into, counts_people, duration_extreme, modifier_words,
+    Extreme, absent_words, adverb_places, asks_about_speech, asks_negated, between_phrases, first_to_last, frequency_extreme, occurrence_words, counted_thing, counted_unit, counts_into, counts_people, duration_extreme, modifier_words,
     asks_summary, meal_time, placing_clause, question_actor, question_intent, recording_part, recording_stretch, recording_words,
     relative_day, time_position, what_was_said,
 )
@@ -199,6 +199,24 @@ def test_a_unit_counted_into_the_recording_is_a_place_in_it(question: str, place
 )
 def test_a_count_of_people(question: str, people: bool) -> None:
     assert counts_people(question) is people
+
+
+@pytest.mark.parametrize(
+    ("question", "thing"),
+    [
+        ("How many spare batteries did Omar bring along?", "battery"),
+        ("Roughly how many sheets of plywood were stacked in the shed?", "sheet"),
+        ("How many paper lanterns did we hang in the end?", "lantern"),
+        ("How many times did Omar phone his aunt?", None),
+        ("How many minutes did the bus wait?", None),
+        ("How many guests stayed for the fireworks?", None),
+        ("How many others were waiting at the bus stop?", None),
+        ("How long did the bus wait?", None),
+    ],
+)
+def test_the_thing_a_question_counts(question: str, thing: str | None) -> None:
+    """Things, not occasions, units of time or people, which are counted in other ways."""
+    assert counted_thing(question) == thing
 
 
 def test_the_cue_words_are_returned_with_their_lemmas() -> None:

@@ -63,6 +63,22 @@ def test_the_count_read_is_of_what_the_question_asks_not_of_something_narrower(l
     assert language.answer("How often have the keys been put somewhere?", options, [shelf, sofa]).answer == "4 times"
 
 
+def test_a_count_of_things_is_the_number_said_of_them(language: OfflineLanguage) -> None:
+    """"How many thermoses …" is answered by the number a caption or a speaker puts before the
+    word (three thermoses), not by how many moments show a thermos, and of two numbers by the
+    one said of what the question asks (packing, not bringing next time)."""
+    picnic = [item(100, "I rinse a thermos at the sink.", 0.6),
+              item(700, "I pack three thermoses and two blankets into the picnic basket.", 0.5),
+              item(900, "Ravi: Next time we should bring five thermoses.", 0.5)]
+    options = ["One", "Two", "Three", "Five"]
+    assert language.answer("How many thermoses did I pack?", options, picnic).answer == "Three"
+    assert language.answer("How many blankets went into the basket?", options, picnic).answer == "Two"
+    unsaid = [item(100, "I rinse a thermos at the sink.", 0.6), item(700, "I pack a thermos into the basket.", 0.5)]
+    assert language.answer("How many thermoses did I handle?", options, unsaid).answer == "Two", (
+        "no number said: the moments are counted"
+    )
+
+
 def test_a_count_written_in_prose_is_not_read(language: OfflineLanguage) -> None:
     prose = [item(t, "Lucia refills the kettle. The timeline holds 7 intervals of it.", 0.9) for t in (100, 700, 1300)]
     options = ["Once", "3 times", "7 times"]

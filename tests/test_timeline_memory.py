@@ -30,7 +30,7 @@ TRIPLETS = {
 """Clip index (10-s clips) → triplets of its finest-scale episodic caption."""
 
 
-def _timeline_store(root: Path) -> Store:
+def _timeline_store(root: Path, triplets: dict[int, list[tuple[str, str, str]]] = TRIPLETS) -> Store:
     store = hand_store(root, [None] * 10)
     clips = store.query("SELECT * FROM clips ORDER BY idx")
     with store.transaction() as tx:
@@ -40,7 +40,7 @@ def _timeline_store(root: Path) -> Store:
                 " VALUES (10, 'v', ?, 'v', 1, ?, ?, 'caption', 'digest')",
                 (c["idx"], c["t_start"], c["t_end"]),
             ).lastrowid
-            for subject, relation, obj in TRIPLETS.get(c["idx"], []):
+            for subject, relation, obj in triplets.get(c["idx"], []):
                 tx.execute(
                     "INSERT INTO episodic_triplets (caption_id, subject, relation, object) VALUES (?, ?, ?, ?)",
                     (caption, subject, relation, obj),
@@ -91,6 +91,23 @@ def test_answers_carry_their_count_and_intervals_typed(timeline: TimelineMemory)
         "the fact's intervals, and the separate times its subject appears (10-40 s, 50-70 s, 80-90 s)"
     )
     assert all(e.to_json()["intervals"][0]["text"] == e.intervals[0].text for e in found)
+
+
+def test_a_search_finds_by_its_words_a_fact_older_than_the_latest_it_ranks(tmp_path: Path, monkeypatch) -> None:
+    """A person who talks all day names hundreds of facts; the one that answers may be older
+    than the latest few the search ranks by meaning. With keywords (`lexical`, the agents'
+    default) the facts that share the query's words are ranked too."""
+    chatter = [("Mia", relation, obj) for relation, obj in
+               [("hold", "cup"), ("talk to", "Jake"), ("sit on", "sofa"), ("open", "window"), ("laugh at", "joke")]]
+    store = _timeline_store(tmp_path / "store", {0: [("Mia", "said", "we bought seven lanterns in total")],
+                                                 **{i: chatter[i % 5 : i % 5 + 1] for i in range(1, 10)}})
+    monkeypatch.setattr("videomem.memory.timeline_memory.RANKED_TEXTS", 3)
+    query = "How many lanterns did Mia buy in total?"
+    by_meaning = TimelineMemory(store, offline_models(), lexical=False).retrieve(query, 3)
+    with_words = TimelineMemory(store, offline_models(), lexical=True).retrieve(query, 3)
+    assert not any("lanterns" in e.text for e in by_meaning), "only the latest three of Mia's facts are ranked"
+    assert "lanterns" in with_words[0].text and with_words[0].t_start == 0
+    assert open_memory("timeline", store, offline_models(), AgentConfig(lexical=False)).lexical is False
 
 
 def test_until_hides_every_window_recorded_after_the_query_time(timeline: TimelineMemory) -> None:

@@ -298,8 +298,8 @@ class AgentConfig(_Strict):
     tools: tuple[str, ...] = VIDEO_TOOLS
     lexical: bool = Field(
         True,
-        description="event captions and episodic windows are found by keywords (BM25) as well as by meaning, "
-        "the two rankings fused; false: by meaning alone",
+        description="event captions, episodic windows and timeline facts are found by keywords (BM25) as well "
+        "as by meaning, the two rankings fused; false: by meaning alone",
     )
     recency_half_life_hours: float | None = Field(
         24.0,

@@ -162,7 +162,12 @@ MEMORIES: dict[str, Registered] = _by_name(
     Registered(
         SemanticMemory, lambda store, models, cfg: SemanticMemory(store, models, cfg.semantic), after=("episodic",)
     ),
-    Registered(TimelineMemory, tool="own", after=("transcribe", "caption", "objects", "episodic")),
+    Registered(
+        TimelineMemory,
+        lambda store, models, cfg: TimelineMemory(store, models, cfg.lexical),
+        tool="own",
+        after=("transcribe", "caption", "objects", "episodic"),
+    ),
     Registered(
         VisualMemory, lambda store, models, cfg: VisualMemory(store, models, cfg.visual), tool="look", after=("sample",),
         footage=True,

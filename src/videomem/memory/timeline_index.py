@@ -504,8 +504,9 @@ class TimelineIndex:
         grams = {" ".join(words[i:j]) for i in range(len(words)) for j in range(i + 1, min(len(words), i + 5) + 1)}
         return sorted(grams & self.terms(kind), key=lambda t: (-len(t.split()), t))
 
-    def facts_of(self, entities: Sequence[str], until: float | None, video_id: str | None, limit: int) -> list[Interval]:
-        """Every visible interval naming one of these entities (at most `limit`, latest first)."""
+    def facts_of(self, entities: Sequence[str], until: float | None, video_id: str | None, limit: int | None) -> list[Interval]:
+        """Every visible interval naming one of these entities, latest first (the first `limit`
+        of them; all when `limit` is None)."""
         if not entities:
             return []
         terms, params = self._visible(until, video_id)

@@ -26,6 +26,7 @@ from videomem.memory.timeline_index import Answer, Event, Interval, TimelineInde
 from videomem.models.registry import ModelSet
 from videomem.core import StageResult, unit_rows
 from videomem.store import Store
+from videomem.store.lexical import LexicalIndex, fused_top
 from videomem.store.vectors import VectorIndex, embedder_identity
 
 SOURCE = "timeline"
@@ -59,9 +60,11 @@ class TimelineMemory:
 
     name = "timeline"
 
-    def __init__(self, store: Store, models: ModelSet) -> None:
+    def __init__(self, store: Store, models: ModelSet, lexical: bool = True) -> None:
         self.store = store
         self.models = models
+        self.lexical = lexical
+        """Fuse a keyword (BM25) ranking of the candidates with their ranking by meaning."""
         self._vectors: VectorIndex | None = None
         self._term_ids: dict[str, dict[int, str]] | None = None
         self._synonyms: dict[tuple[str, str], list[str]] = {}
@@ -119,20 +122,33 @@ class TimelineMemory:
         self, query: str, top_k: int, until: float | None = None, video_id: str | None = None
     ) -> list[Evidence]:
         """The intervals of the entities a free-text query names (as whole words, else the
-        closest by embedding), ranked by how close their fact is to the query; each carries the
-        count of its fact's intervals among the `RANKED_TEXTS` latest candidates and, for its
-        subject when the query named it, the count of that entity's separate appearances
-        among them ("how often did I set my keys down" counts the keys in every place, where
-        each fact, "keys state on the shelf", counts one)."""
+        closest by embedding), ranked by how close their fact is to the query. The candidates
+        are their `RANKED_TEXTS` latest intervals and, when `lexical`, the `RANKED_TEXTS` older
+        ones whose facts share most of the query's words (a person who talks all day names
+        hundreds of facts an hour; "how many pairs did we buy in total" is answered by the
+        older one that says "in total"); with keywords the ranking by meaning is fused with
+        the candidates' keyword ranking. Each carries the count of its fact's intervals among
+        the candidates and, for its subject when the query named it, the count of that
+        entity's separate appearances among them ("how often did I set my keys down" counts
+        the keys in every place, where each fact, "keys state on the shelf", counts one)."""
         entities = self.index.mentioned("entity", query)
         if not entities:
             entities = self._synonym_terms("entity", timeline_index.normalise(query))
-        candidates = self.index.facts_of(entities, until, video_id, RANKED_TEXTS)
+        named = self.index.facts_of(entities, until, video_id, None)
+        candidates = named[:RANKED_TEXTS]
+        if self.lexical and len(named) > RANKED_TEXTS:
+            older = list(dict.fromkeys(i.text for i in named[RANKED_TEXTS:]))
+            hits = {older[n] for n, _ in LexicalIndex(range(len(older)), older).search(query, RANKED_TEXTS)}
+            candidates += [i for i in named[RANKED_TEXTS:] if i.text in hits]
         if not candidates:
             return []
         texts = list(dict.fromkeys(i.text for i in candidates))
         vectors = unit_rows(self.models.text_embedder.embed([query, *texts]))
         similarity = dict(zip(texts, (vectors[1:] @ vectors[0]).tolist()))
+        if self.lexical:
+            meaning = sorted(range(len(texts)), key=lambda n: -similarity[texts[n]])
+            words = [n for n, _ in LexicalIndex(range(len(texts)), texts).search(query, len(texts))]
+            similarity = {texts[n]: score for n, score in fused_top(len(texts), meaning, words)}
         ranked = sorted(candidates, key=lambda i: (-similarity[i.text], -i.t_end))[:top_k]
         seen = Counter(i.text for i in candidates)
         appearances = {e: timeline_index.separate([i for i in candidates if i.subject == e]) for e in entities}

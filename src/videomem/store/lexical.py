@@ -3,7 +3,7 @@
 A small sentence embedder matches a question by the gist of a caption; the words that decide
 an EgoLife or LVBench question are often names (Shure, Katrina), rare objects and on-screen or
 spoken words, which a keyword ranking matches as they are. The memories that search texts
-(event captions, episodic windows) fuse the two rankings when the agent profile says `lexical:
+(event captions, episodic windows, timeline facts) fuse the two rankings when the agent profile says `lexical:
 true`: on A1_JAKE's caption-only week (docs/benchmarks.md) BM25 alone reached a target window in
 the first ten captions for more questions than the embedding index, and the fused ranking for
 more than either.

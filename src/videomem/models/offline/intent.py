@@ -215,6 +215,18 @@ def _in_order_to(token) -> bool:  # noqa: ANN001 - spacy.tokens.Token
     return 0 < token.i < len(doc) - 1 and doc[token.i - 1].lower_ == "in" and doc[token.i + 1].lower_ == "to"
 
 
+def counted_thing(question: str) -> str | None:
+    """The thing a question counts, as a lemma ("how many clothes hangers …" → "hanger", "how
+    many pairs of gloves …" → "pair"); None when it counts occasions ("how many times"), units of
+    time or people, which are counted otherwise, or nothing."""
+    for token in _parse(question):
+        if token.lower_ == "many" and token.i and token.doc[token.i - 1].lower_ == "how" and token.dep_ == "amod" \
+                and token.head.pos_ in ("NOUN", "PROPN"):
+            thing = token.head.lemma_.lower()
+            return None if thing in _OCCASION_NOUNS | _TIME_UNITS | _PERSON_NOUNS | {"other"} else thing
+    return None
+
+
 def counts_people(question: str) -> bool:
     """Whether the question counts people: "how many (different) people / friends / others …",
     "how many of us …", "the number of guests …"."""

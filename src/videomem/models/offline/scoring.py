@@ -126,7 +126,11 @@ reads typed evidence fields, never a memory's prose:
   option naming that count scores 1 and the others 0 (a stray "6" in the evidence says nothing
   about a count). A count of people ("how many people …", "how many of us …",
   `intent.counts_people`) is of those named in the best-weighted item holding the whole
-  happening (`_people`).
+  happening (`_people`). A count of things ("how many clothes hangers …", `intent.counted_thing`;
+  not of occasions, people or units of time) is first the number a sentence puts before the
+  thing's word ("I took four hangers", "we bought 5 pairs in total"), each option scoring the
+  best support of a sentence saying its number (`_stated`): how many moments show a thing
+  counts how often it was handled, not how many there were.
 * A question that asks what a stretch was mostly about ("what was the morning mostly about?",
   "which best sums up yesterday afternoon?", "the main topic", `intent.asks_summary`): each
   option scores the share of the footage of the items at the time the question names that its
@@ -264,8 +268,8 @@ from videomem.models.offline.daytime import (
 from videomem.models.offline.intent import (
     PART_WORDS, SPEECH_CUES, End, Extreme, Relation, TimePosition, absent_words, adverb_places, asks_about_speech, asks_later,
     asks_negated, frequency_extreme,
-    asks_sequence, asks_summary, between_phrases, counted_unit, counts_into, counts_people, duration_extreme, first_to_last,
-    meal_time, occurrence_words,
+    asks_sequence, asks_summary, between_phrases, counted_thing, counted_unit, counts_into, counts_people, duration_extreme,
+    first_to_last, meal_time, occurrence_words,
     modifier_words, noun_lemmas, placing_clause, question_actor, question_intent, recording_part, recording_stretch,
     recording_words, relative_day, time_position, what_was_said,
 )
@@ -328,6 +332,10 @@ PLACE_WORDS = frozenset(
     "top bottom left right front back up down on off in out under over above below behind before after "
     "inside outside".split()
 )
+STATED_REACH = 2
+"""How many words before the counted thing's word a number said of it may stand ("four power
+banks")."""
+
 _KEEP = PLACE_WORDS | frozenset(NUMBERS) | frozenset(
     {"first", "last", "empty", "full", "call", "put", "give", "take", "move", "show"})
 """Words of spaCy's stopword list that say what happened or how a thing was ("the room was
@@ -1044,6 +1052,9 @@ class OptionScorer:
         elif intent != "count" and now is not None \
                 and all(windows := [relative_window(o, now) or ago_window(o, now) for o in options]):
             lexical = self._dated(windows, evidence, read.weight * _most_about(read), read.core, now)  # type: ignore[arg-type]
+        elif intent == "count" and None not in numbers \
+                and (thing := counted_thing(question)) and (stated := _stated(thing, read, numbers)) is not None:
+            lexical = stated
         elif intent == "count" and None not in numbers:
             # a count a memory computed is over all of its history, not the time the question names
             named = _where_named(read.fits)
@@ -1526,6 +1537,34 @@ class OptionScorer:
                 if score > best_score or (score == best_score and i < best):
                     best, best_score = int(i), float(score)
         return read.sentences[best].text
+
+
+def _stated(thing: str, read: _Read, numbers: Sequence[int | None]) -> np.ndarray | None:
+    """Per option number, how well the evidence says that many of the counted thing ("I took
+    four hangers", "we bought 5 pairs in total"): the best support of a sentence that puts the
+    number before the thing's word (at most `STATED_REACH` words before it: "four power banks"),
+    relative to the best option's; None when no sentence states any option's number. A count
+    said is the count: counting the moments the thing is seen counts how often it was handled."""
+    said: dict[int, float] = {}
+    for sentence, support in zip(read.sentences, read.support):
+        for j, word in enumerate(sentence.tokens):
+            if support > 0 and thing in word:
+                for before in reversed(sentence.tokens[max(0, j - STATED_REACH) : j]):
+                    if (n := _number_in(before)) is not None:
+                        said[n] = max(said.get(n, 0.0), float(support))
+                        break
+    best = max((said.get(n, 0.0) for n in numbers if n is not None), default=0.0)
+    return np.array([said.get(n, 0.0) / best if n is not None else 0.0 for n in numbers]) if best > 0 else None
+
+
+def _number_in(word: AbstractSet[str]) -> int | None:
+    """The count a word's forms name ("4", "four"), if any."""
+    for form in word:
+        if form.isdigit():
+            return int(form)
+        if form in NUMBERS:
+            return NUMBERS[form]
+    return None
 
 
 def _people(question: str, read: _Read, evidence: Sequence[Evidence]) -> int | None:
