@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from videomem.models.offline.intent import (
-    Extreme, absent_words, adverb_places, asks_about_speech, asks_negated, between_phrases, first_to_last, frequency_extreme, occurrence_words, counted_thing, counted_unit, counts_into, counts_people, duration_extreme, modifier_words,
+    Extreme, absent_words, adverb_places, asks_about_speech, asks_every_day, asks_negated, between_phrases, first_to_last, frequency_extreme, occurrence_words, counted_thing, counted_unit, counts_into, counts_people, duration_extreme, modifier_words,
     asks_summary, meal_time, placing_clause, question_actor, question_intent, recording_part, recording_stretch, recording_words,
     relative_day, time_position, what_was_said,
 )
@@ -217,6 +217,23 @@ def test_a_count_of_people(question: str, people: bool) -> None:
 def test_the_thing_a_question_counts(question: str, thing: str | None) -> None:
     """Things, not occasions, units of time or people, which are counted in other ways."""
     assert counted_thing(question) == thing
+
+
+@pytest.mark.parametrize(
+    ("question", "every"),
+    [
+        ("Which of these did Omar do on every one of the four days?", True),
+        ("What does Omar cook each evening?", True),
+        ("Which of these did Omar do on all three days?", True),
+        ("Which errand appears on each of the days recorded?", True),
+        ("What did Omar check daily?", True),
+        ("What did Omar do all day?", False),
+        ("What did Omar do on the third day?", False),
+        ("Which day did Omar bake bread?", False),
+    ],
+)
+def test_a_question_about_every_day(question: str, every: bool) -> None:
+    assert asks_every_day(question) is every
 
 
 def test_the_cue_words_are_returned_with_their_lemmas() -> None:

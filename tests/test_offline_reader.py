@@ -1350,6 +1350,23 @@ def test_which_happening_came_most_or_least_often_is_counted_in_moments(language
                            evidence).answer == "Mopping the floor", "only the moments at the time named count"
 
 
+def test_what_happened_every_day_is_the_option_shown_on_the_most_days(language: OfflineLanguage) -> None:
+    """A habit is told by the days it comes back on, a fact's typed moments among them: the goats
+    are fed on all three days, the floor is mopped four times on the first alone."""
+    fed = Evidence(2 * DAY + 7 * 3600, 2 * DAY + 7 * 3600 + 30, "Noor feed goats. Known since day 1; seen twice.",
+                   "semantic", 0.6, "v", moments=((DAY + 7 * 3600, DAY + 7 * 3600 + 30, "noor feed goats"),
+                                                  (2 * DAY + 7 * 3600, 2 * DAY + 7 * 3600 + 30, "noor feed goats")))
+    evidence = [*(item(9 * 3600 + k * 1800, "Noor mops the hallway floor.", 0.9) for k in range(4)),
+                item(7 * 3600, "Noor feeds the goats by the barn.", 0.4), fed,
+                item(DAY + 10 * 3600, "Noor oils the hinges of the gate.", 0.5),
+                item(2 * DAY + 10 * 3600, "Noor oils the hinges of the gate.", 0.5)]
+    options = ["Mopping the floor", "Feeding the goats", "Oiling the hinges", "Baking bread"]
+    assert language.answer("Which of these did Noor do on each of the three days?", options, evidence).answer \
+        == "Feeding the goats"
+    assert language.answer("Which chore did Noor take care of daily?", options, evidence).answer == "Feeding the goats"
+    assert language.answer("Which chore did Noor do the most times?", options, evidence).answer == "Mopping the floor"
+
+
 def test_a_summary_naming_two_happenings_is_covered_by_a_window_that_tells_them_apart(language: OfflineLanguage) -> None:
     """An hour's window tells the afternoon's two happenings in sentences of their own: the
     option naming both is what the window covers, not the one that shares its first happening

@@ -737,6 +737,29 @@ _FREQUENT = frozenset({"often", "frequently", "times", "occasions"})
 _RECUR = frozenset({"recur", "repeat", "return"})
 
 
+def asks_every_day(question: str) -> bool:
+    """Whether the question asks what happened on every day: "every day", "each morning", "on all
+    three days", "every one of the days", "each of the days", "daily" ("all day" is the length
+    of one day)."""
+    for token in _parse(question):
+        lemma = token.lemma_.lower()
+        if lemma == "daily":
+            return True
+        if lemma not in DAY_NOUNS - {"week"}:
+            continue
+        determiners = {c.lower_ for c in token.children if c.dep_ in ("det", "predet")}
+        if determiners & _EACH or ("all" in determiners and token.tag_ == "NNS"):
+            return True
+        if token.dep_ == "pobj" and token.head.lower_ == "of" and token.tag_ == "NNS":
+            whole = token.head.head  # "each of the days", "every one of the days"
+            if whole.lower_ in _EACH or (whole.lower_ == "one" and any(c.lower_ in _EACH for c in whole.children)):
+                return True
+    return False
+
+
+_EACH = frozenset({"every", "each"})
+
+
 def frequency_extreme(question: str) -> bool | None:
     """Whether the question asks which happening came most often (True) or least often (False):
     a superlative or comparative of "often", "frequently" or "times" ("which did I do the most

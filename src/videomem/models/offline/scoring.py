@@ -158,7 +158,10 @@ reads typed evidence fields, never a memory's prose:
   asked where it did not happen (`intent.asks_negated`), the day with least about it
   (`_which_day`).
 * Which happening came most or least often (`intent.frequency_extreme`): each option by the
-  separate moments the evidence shows it at the time named (`_frequency`).
+  separate moments the evidence shows it at the time named (`_frequency`). What happened on
+  every day ("each morning", "on all three days", "daily", `intent.asks_every_day`): each
+  option by the number of days the evidence shows it on (`_daily`), as a habit is told by the
+  days it comes back on.
   A moment less than `PRESENT_S` before `now` is the occasion the question is asked on ("when
   did I last use the knife?", asked holding it), not one it asks about.
 * Options that say yes and no ("Yes" / "No, she didn't", `_polarity`): yes when one evidence
@@ -266,7 +269,8 @@ from videomem.models.offline.daytime import (
     without_named_days,
 )
 from videomem.models.offline.intent import (
-    PART_WORDS, SPEECH_CUES, End, Extreme, Relation, TimePosition, absent_words, adverb_places, asks_about_speech, asks_later,
+    PART_WORDS, SPEECH_CUES, End, Extreme, Relation, TimePosition, absent_words, adverb_places, asks_about_speech, asks_every_day,
+    asks_later,
     asks_negated, frequency_extreme,
     asks_sequence, asks_summary, between_phrases, counted_thing, counted_unit, counts_into, counts_people, duration_extreme,
     first_to_last, meal_time, occurrence_words,
@@ -1067,6 +1071,9 @@ class OptionScorer:
             speakers = self._speakers(question, options, evidence, read.weight)
             if speakers.any():
                 lexical = speakers
+        elif intent != "count" and asks_every_day(question) \
+                and (daily := self._daily(options, read, evidence, common)) is not None:
+            lexical = daily
         elif (most := frequency_extreme(question)) is not None \
                 and (frequency := self._frequency(most, options, read, self._timed_moments(question, evidence, now),
                                                   common)) is not None:
@@ -1412,6 +1419,30 @@ class OptionScorer:
         if most:
             return seen / seen.max()
         return np.where(seen > 0, seen[seen > 0].min() / np.maximum(seen, 1.0), 0.0)
+
+    def _daily(self, options: Sequence[str], read: _Read, evidence: Sequence[Evidence], common: set[str]) -> np.ndarray | None:
+        """For a question that asks what happened on every day (`intent.asks_every_day`): per
+        option, on how many days of the recording the evidence shows it (the days of the items
+        shorter than a day that hold all its distinguishing words, and of the typed moments
+        whose record holds them), against the most days any option is shown on. A habit is told
+        by the days it comes back on, not by how often it was seen on one of them. None when no
+        option is found at all."""
+        found = set().union(*read.item_words) if read.item_words else set()
+        days = []
+        for option in options:
+            nouns = noun_lemmas(option)
+            wanted = {_held(w, found, nouns) for w in self._option_words(option, common)}
+            on: set[tuple[str, int]] = set()
+            if wanted:
+                for item, words in zip(evidence, read.item_words):
+                    clock = clock_of(item.video_id)
+                    if wanted <= words and item.t_end - item.t_start < DAY:
+                        on.add((clock, int((item.t_start + item.t_end) / 2 // DAY)))
+                    on |= {(clock, int((start + end) / 2 // DAY)) for start, end, text in item.moments
+                           if wanted <= forms(text)}
+            days.append(len(on))
+        shown = np.array(days, float)
+        return shown / shown.max() if shown.any() else None
 
     def _between(
         self, question: str, amounts: Sequence[float], evidence: Sequence[Evidence], read: _Read
