@@ -79,6 +79,21 @@ def test_a_count_of_things_is_the_number_said_of_them(language: OfflineLanguage)
     )
 
 
+def test_an_item_that_holds_nothing_of_the_question_says_little_of_its_options(language: OfflineLanguage) -> None:
+    """The garage and the car come up in three well-ranked items that say nothing of Ines or an
+    umbrella; the one item that does says where it went, though it names only part of its
+    option."""
+    evidence = [item(900, "I walk into the garage by the car.", 0.9, "semantic"),
+                item(1500, "I wash the car in the garage.", 0.8, "semantic"),
+                item(2000, "I park the car in the garage.", 0.7, "semantic"),
+                item(400, "I look out at the rain.", 0.9), item(600, "I make tea.", 0.7),
+                item(1200, "Ines leaves the umbrella on the hook.", 0.6)]
+    options = ["On the porch hook by the front steps", "In the garage by the car", "In the hallway closet",
+               "On the kitchen chair"]
+    assert language.answer("Where did Ines put her umbrella?", options, evidence).answer \
+        == "On the porch hook by the front steps"
+
+
 def test_a_count_written_in_prose_is_not_read(language: OfflineLanguage) -> None:
     prose = [item(t, "Lucia refills the kettle. The timeline holds 7 intervals of it.", 0.9) for t in (100, 700, 1300)]
     options = ["Once", "3 times", "7 times"]

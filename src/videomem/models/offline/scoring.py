@@ -100,7 +100,10 @@ used?"):
   halved where the question asks what one person did ("what did I get?", "which drink did
   Nicous take?", `intent.question_actor`) and every word of the option in the sentence hangs
   from a clause whose subject is someone else ("Alice chose beef noodles and I chose
-  dumplings", `nlp.clause_subjects`, `_done_by_others`).
+  dumplings", `nlp.clause_subjects`, `_done_by_others`);
+* an item that holds none of the question's content words the evidence holds supports an
+  option at `UNRELATED` (0.3) of that: a well-ranked window of the same rooms says little of
+  where the thing asked about went.
 
 An option's lexical score adds up what the evidence as a whole says for it: its best support in
 each item, the three best items' summed with weights 1, 1/2, 1/4 (`AGREEMENT`), so an option
@@ -336,6 +339,10 @@ PLACE_WORDS = frozenset(
     "top bottom left right front back up down on off in out under over above below behind before after "
     "inside outside".split()
 )
+UNRELATED = 0.3
+"""An option's support from an item that holds none of the question's content words found in
+the evidence, as a share of what the item's rank gives it: a well-ranked window of the same
+rooms says little of where the thing asked about went."""
 STATED_REACH = 2
 """How many words before the counted thing's word a number said of it may stand ("four power
 banks")."""
@@ -1150,7 +1157,8 @@ class OptionScorer:
         words of the option's own (a glossed 30-s caption is one long sentence; a name twenty
         words from the question's verb is not who did it), or `SENTENCE_SHARE` × the whole
         sentence's share, whichever is larger; for a colour option, divided by the number of
-        colours the sentence names. The option's own words are no part of the
+        colours the sentence names; times `UNRELATED` for an item that holds none of the
+        question's words the evidence holds. The option's own words are no part of the
         question's here: for "which room …?", "room" in a sentence says nothing for "living
         room" that it does not say for "garden"."""
         distinct = self._option_words(option, common)
@@ -1182,7 +1190,8 @@ class OptionScorer:
                     # a word of the next sentence is nearer than the rest of the item, not as near as one of its own
                     found = len(asked & near) + NEIGHBOUR * len((asked - near) & beside)
                     share = max(found / len(asked), SENTENCE_SHARE * share)
-            yield sentence.item, float(read.weight[sentence.item]) * (0.3 + 0.7 * share) * coverage
+            unrelated = UNRELATED if read.asked and not read.cover[sentence.item] else 1.0
+            yield sentence.item, float(read.weight[sentence.item]) * (0.3 + 0.7 * share) * coverage * unrelated
 
     def _coverage(self, option: str, distinct: list[str], nouns: frozenset[str], sentence: _Sentence) -> float:
         weights = {w: 0.5 if w in PLACE_WORDS else 1.0 for w in distinct}
