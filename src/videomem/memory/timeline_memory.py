@@ -32,7 +32,10 @@ from videomem.store.vectors import VectorIndex, embedder_identity
 SOURCE = "timeline"
 INDEX_NAME = "timeline_terms"
 RANKED_TEXTS = 300
-"""Most candidate intervals a free-text query embeds to rank them."""
+"""Most of the latest candidate intervals a free-text query embeds to rank them."""
+KEYWORD_TEXTS = 100
+"""Most older candidate intervals a query adds by its keywords (`lexical`): each is embedded
+too, and MiniLM on a CPU is most of a search's time."""
 Operation = Literal["search", "occurrences", "count", "first", "last", "order", "duration", "state", "with"]
 OPERATIONS: tuple[str, ...] = Operation.__args__  # type: ignore[attr-defined]
 
@@ -123,7 +126,7 @@ class TimelineMemory:
     ) -> list[Evidence]:
         """The intervals of the entities a free-text query names (as whole words, else the
         closest by embedding), ranked by how close their fact is to the query. The candidates
-        are their `RANKED_TEXTS` latest intervals and, when `lexical`, the `RANKED_TEXTS` older
+        are their `RANKED_TEXTS` latest intervals and, when `lexical`, the `KEYWORD_TEXTS` older
         ones whose facts share most of the query's words (a person who talks all day names
         hundreds of facts an hour; "how many pairs did we buy in total" is answered by the
         older one that says "in total"); with keywords the ranking by meaning is fused with
@@ -138,7 +141,7 @@ class TimelineMemory:
         candidates = named[:RANKED_TEXTS]
         if self.lexical and len(named) > RANKED_TEXTS:
             older = list(dict.fromkeys(i.text for i in named[RANKED_TEXTS:]))
-            hits = {older[n] for n, _ in LexicalIndex(range(len(older)), older).search(query, RANKED_TEXTS)}
+            hits = {older[n] for n, _ in LexicalIndex(range(len(older)), older).search(query, KEYWORD_TEXTS)}
             candidates += [i for i in named[RANKED_TEXTS:] if i.text in hits]
         if not candidates:
             return []
