@@ -128,7 +128,7 @@ class TimelineMemory:
         closest by embedding), ranked by how close their fact is to the query. The candidates
         are their `RANKED_TEXTS` latest intervals and, when `lexical`, the `KEYWORD_TEXTS` older
         ones whose facts share most of the query's words (a person who talks all day names
-        hundreds of facts an hour; "how many pairs did we buy in total" is answered by the
+        hundreds of facts an hour; "how many lanterns did Mia buy in total?" is answered by an
         older one that says "in total"); with keywords the ranking by meaning is fused with
         the candidates' keyword ranking. Each carries the count of its fact's intervals among
         the candidates and, for its subject when the query named it, the count of that
