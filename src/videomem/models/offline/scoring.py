@@ -818,6 +818,11 @@ class _Read:
     """Whose doing the question asks about, when one person's (`intent.question_actor`: "i" or
     a name; not "we", which counts others in, nor in a question that asks who)."""
 
+    @property
+    def found(self) -> set[str]:
+        """The forms of the words of every evidence item."""
+        return set().union(*self.item_words)
+
 
 class OptionScorer:
     def __init__(self, embedder: TextEmbedder) -> None:
@@ -1151,6 +1156,11 @@ class OptionScorer:
         distinct = [w for w in dict.fromkeys(self._content(option)) if w not in common]
         return distinct or [w for w in dict.fromkeys(lemmas(option)) if w not in common]
 
+    def _held_words(self, option: str, found: AbstractSet[str], common: set[str]) -> set[str]:
+        """The option's distinguishing words, each in the form the evidence holds it (`_held`)."""
+        nouns = noun_lemmas(option)
+        return {_held(w, found, nouns) for w in self._option_words(option, common)}
+
     def _supports(self, read: _Read, option: str, common: set[str]) -> Iterator[tuple[int, float]]:
         """(item, support) of the option by each sentence: weight × (0.3 + 0.7 × relevance) ×
         coverage, where relevance is the share of the question's content words within `NEAR`
@@ -1411,11 +1421,10 @@ class OptionScorer:
         (`_moments` of the items that hold all its distinguishing words), or the count a memory
         computed for it (`Evidence.counts`) where that is more, against the most found (or, for
         the least, the fewest found against its own). None when no option is found at all."""
-        found = set().union(*read.item_words) if read.item_words else set()
+        found = read.found
         counts = []
         for option in options:
-            nouns = noun_lemmas(option)
-            wanted = {_held(w, found, nouns) for w in self._option_words(option, common)}
+            wanted = self._held_words(option, found, common)
             if not wanted:
                 counts.append(0)
                 continue
@@ -1436,11 +1445,10 @@ class OptionScorer:
         whose record holds them), against the most days any option is shown on. A habit is told
         by the days it comes back on, not by how often it was seen on one of them. None when no
         option is found at all."""
-        found = set().union(*read.item_words) if read.item_words else set()
+        found = read.found
         days = []
         for option in options:
-            nouns = noun_lemmas(option)
-            wanted = {_held(w, found, nouns) for w in self._option_words(option, common)}
+            wanted = self._held_words(option, found, common)
             on: set[tuple[str, int]] = set()
             if wanted:
                 for item, words in zip(evidence, read.item_words):
@@ -1461,7 +1469,7 @@ class OptionScorer:
         from the start of one happening's run of evidence (`_runs`, on the items most about its
         words) to the other's, times the two runs' weights, best pair first. The split of the
         words at an "and" whose two runs weigh most is taken. None when no split finds both."""
-        found = set().union(*read.item_words) if read.item_words else set()
+        found = read.found
         best: tuple[float, np.ndarray] | None = None
         for phrases in between_phrases(question):
             runs = []
@@ -1587,8 +1595,10 @@ def _stated(thing: str, read: _Read, numbers: Sequence[int | None]) -> np.ndarra
     said is the count: counting the moments the thing is seen counts how often it was handled."""
     said: dict[int, float] = {}
     for sentence, support in zip(read.sentences, read.support):
+        if support <= 0:
+            continue
         for j, word in enumerate(sentence.tokens):
-            if support > 0 and thing in word:
+            if thing in word:
                 for before in reversed(sentence.tokens[max(0, j - STATED_REACH) : j]):
                     if (n := _number_in(before)) is not None:
                         said[n] = max(said.get(n, 0.0), float(support))
@@ -1639,7 +1649,7 @@ def _absence(question: str, read: _Read, evidence: Sequence[Evidence]) -> float 
     if not said:
         return None
     nouns = noun_lemmas(question)
-    found = set().union(*read.item_words) if read.item_words else set()
+    found = read.found
     wanted = {_held(w, found, nouns) for w in said}
     longest = None
     for clock in {clock_of(e.video_id) for e in evidence}:
