@@ -295,11 +295,32 @@ def test_offline_planner_routes_counts_orders_durations_and_times_to_timeline_fi
         ("Where was the ladder at 09:30 on day 3?", 2 * 86400.0 + 9.5 * 3600),  # where it was by then
         ("What was Kofi doing at 09:30 on day 3?", 3 * 86400.0),  # a happening at that time: the day
         ("What did Lucia bake?", None),
+        ("Which chores did Kofi do from 2 pm to 4 pm on day 3?", 2 * 86400.0 + 16 * 3600),  # the stretch's end
     ],
 )
 def test_a_question_about_an_earlier_day_searches_memory_recorded_by_then(question: str, before: float | None) -> None:
     decision = choose_memory(_state(question, ["episodic", "semantic"]))
     assert decision.before == before
+
+
+def test_a_stretch_of_the_clock_gets_one_more_episodic_round_up_to_its_end_read_from_what_was_found() -> None:
+    """"Between 05:00 and 07:00" is minutes into a half-hour video, but hours of a day in a week
+    of footage: the first round cannot be bounded, the next is, by the reading of what the
+    first round found; it comes once, and not where an episodic round already looked no later."""
+    question = "Which of these went on between 05:00 and 07:00?"
+    memories = ["episodic", "semantic", "visual"]
+    video = [Evidence(1200, 1800, "A cyclist fixes a tyre.", "episodic", 1.0, "v")]
+    week = [Evidence(3 * 86400 + 6 * 3600, 3 * 86400 + 6 * 3600 + 30, "Ana feeds the hens.", "episodic", 1.0, "v")]
+    assert choose_memory(_state(question, memories)).before is None
+    for found, end in ((video, 420.0), (week, 3 * 86400 + 7 * 3600.0)):
+        history = [RoundRecord("search", "episodic", question, "", found)]
+        decision = choose_memory(_state(question, memories, history))
+        assert (decision.decision, decision.memory, decision.before) == ("search", "episodic", end)
+        history.append(RoundRecord("search", "episodic", decision.query, "", found, before=decision.before))
+        assert choose_memory(_state(question, memories, history)).memory == "semantic", "once"
+        assert choose_memory(_state(question, memories, history)).before == end, "the later rounds look no later either"
+    plain = [RoundRecord("search", "episodic", "q", "", video)]
+    assert choose_memory(_state("Which of these went on in the garage?", memories, plain)).memory == "semantic"
 
 
 def test_a_day_named_by_what_happened_on_it_gets_one_more_episodic_round_up_to_its_end() -> None:

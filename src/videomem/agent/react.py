@@ -224,7 +224,8 @@ class Agent:
             record(_step(n, call, outcome, meter))
             if call.tool == FINISH:
                 return rounds
-            rounds.append(RoundRecord("search", _memory(call.tool), call.arguments["query"], outcome.observation, outcome.evidence))
+            rounds.append(RoundRecord("search", _memory(call.tool), call.arguments["query"], outcome.observation,
+                                      outcome.evidence, before=call.arguments.get("before")))
         record(_forced(self.cfg.max_steps + 1, "the round limit was reached", meter))
         return rounds
 

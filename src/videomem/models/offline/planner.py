@@ -21,7 +21,8 @@ ReAct (`plan`):
    always `finish`.
 
 Every search of steps 1, 2 and 4 looks no later than the moment the question is about when it
-names a day of the recording (`asked_by`, the tools' `before`).
+names a day of the recording or a stretch of it (`asked_by`, the tools' `before`; a clock time
+with no day is read against what the steps before found).
 
 What was found is the typed evidence the searches and memory tools returned (`StepRecord.evidence`);
 the best range is the first of its items with a range shorter than a day. The observations'
@@ -36,7 +37,10 @@ then the agent answers; a question of no recognised kind starts with episodic. A
 that names a day by what happened on it ("the day the meal was pizza") gets one more episodic
 round, no later than that day's end, once the rounds place the happening on one day; one that
 names a day by its number ("the second day") gets one more episodic round, up to that day's
-end, for the option words nothing retrieved from that day holds. A question placed before a
+end, for the option words nothing retrieved from that day holds. A question that names a
+stretch of the clock with no day ("between 05:00 and 07:00": minutes of a video, hours of a
+week) gets, right after the first episodic round, one more up to the stretch's end as that
+round's items place it (`_stretch_round`); the later rounds are bounded so too. A question placed before a
 happening ("right before the guests left") gets one more episodic round, for the happening,
 once every memory was searched; one placed after a happening ("right after the kettle
 boiled"), right after the first round, that round and then one that asks episodic memory for
@@ -78,17 +82,26 @@ QUANTITY_INTENTS = frozenset({"count", "duration", "when"})
 
 
 
-def asked_by(question: str) -> float | None:
+def asked_by(question: str, evidence: Sequence[Evidence] = ()) -> float | None:
     """The latest moment a question is about, when it names a day of the recording
-    (`daytime.question_window`): where something was at a clock time of that day (intent
-    `state`: "where were the keys at 10:00 on the first day?") is what was recorded by then,
-    anything else about that day what was recorded by its end. Memory searches look no later
-    (their `before`), so later days, which recency favours, do not crowd the day out."""
+    (`daytime.question_window`) or a stretch of it (`scoring.question_stretches`): where
+    something was at a clock time of that day (intent `state`: "where were the keys at 10:00 on
+    the first day?") is what was recorded by then, what happened in a stretch ("between minute
+    21 and minute 26", "from 2 pm to 4 pm on the second day") what was recorded by its end,
+    anything else about a day what was recorded by its end. Memory searches look no later
+    (their `before`), so later days and minutes, which recency and a query's other words
+    favour, do not crowd the asked-about time out. A clock time with no day is read against
+    `evidence` (what was found so far): "05:00" is a place in a half-hour video but 5 a.m. in a
+    week of footage, which no reading of the question alone can tell."""
     day = question_window(question)
     if day is None:
-        return None
+        stretches = question_stretches(question, None, evidence) if evidence else []
+        return max(end for _, end in stretches) if stretches else None
     times = question_times(question, day) if question_intent(question) == "state" else []
-    return max(times) if times else day[1]
+    if times:
+        return max(times)
+    stretches = [(a, b) for a, b in question_stretches(question, day) if b <= day[1]]
+    return max(end for _, end in stretches) if stretches else day[1]
 
 
 def bare_question(question: str, choices: Sequence[str] | None) -> bool:
@@ -130,7 +143,7 @@ def plan(state: AgentState, margin_of: Callable[[str], float], mentions: Callabl
     search = RETRIEVAL if RETRIEVAL in tools else RAG if RAG in tools else None
     bare = bare_question(state.question, state.choices)
     query = state.question if bare else search_text(state.question, state.choices)
-    by = asked_by(state.question)
+    by = asked_by(state.question, [e for h in state.history for e in h.evidence])
     scope = {"before": by} if by is not None else {}
     if search and search not in used:
         return ToolCall(
@@ -224,7 +237,7 @@ def choose_memory(state: RetrievalState) -> RetrievalDecision:
     if len(state.history) + 1 >= state.max_rounds:
         return RetrievalDecision(decision="answer", reason="Last allowed round: answer from what was retrieved.")
     searched = {r.memory for r in state.history}
-    if state.history and (next_round := _next_round(state)) is not None:
+    if state.history and (next_round := _next_round(state) or _stretch_round(state)) is not None:
         return next_round
     kind = question_kind(state.question)
     intent = question_intent(state.question)
@@ -248,7 +261,34 @@ def choose_memory(state: RetrievalState) -> RetrievalDecision:
     question_only = memory == "visual" or bare_question(state.question, state.choices)
     query = state.question if question_only else search_text(state.question, state.choices)
     return RetrievalDecision(
-        decision="search", memory=memory, query=query, before=asked_by(state.question), reason=reason
+        decision="search", memory=memory, query=query, before=asked_by(state.question, _gathered(state)), reason=reason
+    )
+
+
+def _gathered(state: RetrievalState) -> list[Evidence]:
+    """Everything the rounds so far retrieved."""
+    return [e for r in state.history for e in r.evidence]
+
+
+def _stretch_round(state: RetrievalState) -> RetrievalDecision | None:
+    """One more episodic search, no later than the end of the stretch the question names
+    ("what happens between 05:00 and 07:00?"; `asked_by`), right after the first episodic round
+    when that round looked later: a clock time with no day is read against what a round found,
+    so the first round cannot be bounded, and its best windows may lie after the stretch (a
+    10-min summary of minutes 20 to 30 holds what happened at minute 28 too). None when the
+    question names no stretch, one read from its words alone (on a day it names: every round
+    was bounded by it), or an episodic round already looked no later than its end."""
+    episodic = [r for r in state.history if r.memory == "episodic"]
+    if not episodic:
+        return None
+    by = asked_by(state.question, _gathered(state))
+    if by is None or by == asked_by(state.question) or any(r.before is not None and r.before <= by for r in episodic):
+        return None  # no stretch, or one read without the rounds (on a named day), which bounded every round
+    question_only = bare_question(state.question, state.choices)
+    return RetrievalDecision(
+        decision="search", memory="episodic", before=by,
+        query=state.question if question_only else search_text(state.question, state.choices),
+        reason="The question names a stretch of time: search episodic memory up to its end.",
     )
 
 
@@ -281,7 +321,7 @@ def _placing_round(state: RetrievalState) -> RetrievalDecision | None:
             or placing.text in {r.query for r in state.history}:
         return None
     return RetrievalDecision(
-        decision="search", memory="episodic", query=placing.text, before=asked_by(state.question),
+        decision="search", memory="episodic", query=placing.text, before=asked_by(state.question, _gathered(state)),
         reason=f"The question is placed {placing.relation} another happening ('{placing.text}'): search episodic "
         "memory for it.",
     )
@@ -303,7 +343,7 @@ def _next_round(state: RetrievalState) -> RetrievalDecision | None:
     anchor = _found(placing.text, [e for r in reversed(state.history) if r.memory == "episodic" for e in r.evidence])
     if anchor is None:
         return None
-    by = asked_by(state.question)
+    by = asked_by(state.question, _gathered(state))
     end = anchor.t_end + NEXT_S if by is None else min(anchor.t_end + NEXT_S, by)
     query = TimeText("egolife" if end >= DAY else "single").span(anchor.t_end, end)
     if end <= anchor.t_end or query in {r.query for r in state.history}:
@@ -335,7 +375,7 @@ def _day_option_round(state: RetrievalState) -> RetrievalDecision | None:
     retrieved holds) such a round found support for wrong options. None when the options are
     quantities or colours (`bare_question`), or the day's items of at most a minute (what the
     answer step weighs in full, `scoring.SPECIFIC_S`) hold every option word."""
-    day, by = question_window(state.question), asked_by(state.question)
+    day, by = question_window(state.question), asked_by(state.question, _gathered(state))
     if day is None or by is None or not state.choices or "episodic" not in state.memories \
             or bare_question(state.question, state.choices):
         return None

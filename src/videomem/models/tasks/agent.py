@@ -52,6 +52,8 @@ class RoundRecord:
     evidence: list[Evidence] = field(default_factory=list)
     error: bool = False
     """A decision that could not be carried out; `retrieved` says why."""
+    before: float | None = None
+    """The latest moment the search looked at (the decision's `before`), None for the question's own."""
 
 
 @dataclass
