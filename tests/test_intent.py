@@ -476,7 +476,10 @@ def test_whose_doing_the_question_asks_about(question: str, actor: str | None) -
      ("What happens during the final third of the film?", True), ("What happened at 14:10?", False),
      ("What happened in the kitchen?", False),
      ("What happened between minute 4 and minute 9?", True), ("Which things happen between 02:10 and 03:30?", True),
-     ("What happened between breakfast and the ferry?", False)],
+     ("What happened between breakfast and the ferry?", False),
+     ("What went on between the 3-minute mark and the 8-minute mark?", True),
+     ("From 10:15 to 10:40, what took place?", True), ("What occurred from minute 2 to minute 6?", True),
+     ("What went on after the ferry left?", False), ("Who took place cards from 10:15 to 10:40?", False)],
 )
 def test_a_question_that_asks_what_a_stretch_was_mostly_about(question: str, summary: bool) -> None:
     assert asks_summary(question) is summary

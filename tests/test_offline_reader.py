@@ -894,6 +894,24 @@ def test_a_summary_is_the_option_whose_every_part_the_stretch_shows(language: Of
     assert language.answer("What was the evening mostly about?", options, evening).answer == options[0]
 
 
+def test_a_long_window_over_a_stretch_tells_it_by_its_finer_captions_inside(language: OfflineLanguage) -> None:
+    """A 10-min window that overlaps "from minute 12 to minute 16" holds, in its own summary,
+    the crane that its finer captions put after minute 16: the footage holding a word is that of
+    the window's intervals that say it, and only their part inside the stretch counts."""
+    window = Evidence(600, 1200, "The ferry docks. Passengers board with bikes. The captain sounds the horn. "
+                      "A crane lifts a container.", "episodic", 0.9, "v", scale=600.0,
+                      intervals=(Span(600, 720, "The ferry docks at the pier."),
+                                 Span(720, 1000, "Passengers board with bikes. The captain sounds the horn."),
+                                 Span(1000, 1200, "A crane lifts a container.")))
+    harbour = [window, item(300, "Gulls circle over the harbour.", 0.4)]
+    options = ["A crane lifts a container", "Passengers board with bikes and the captain sounds the horn",
+               "Gulls circle over the harbour", "The ferry docks and gulls circle"]
+    for question in ("What occurred from minute 12 to minute 16?", "Which best describes the stretch between 12:30 and 16:30?"):
+        assert language.answer(question, options, harbour).answer == options[1], question
+    assert language.answer("What went on between the 17-minute mark and the 19-minute mark?", options, harbour).answer \
+        == options[0]
+
+
 def test_a_part_of_the_recording_or_its_end_is_read_from_where_the_items_lie(language: OfflineLanguage) -> None:
     """"The last part of the video" is its last third, "the opening section" its first; "how
     does the film end?" asks for its latest item, not for the items most alike."""

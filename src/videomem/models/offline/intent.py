@@ -496,8 +496,9 @@ def asks_summary(question: str) -> bool:
     ("what was the morning mostly about?", "overall, how did I spend today?"), its main topic
     or theme, what best describes a stretch of time or the recording ("which best describes
     the first ten minutes?"; not "the woman's coat"), or what happens over such a stretch
-    ("what happens in the last part of the video?", "between 9:00 and 11:00?"; not "at 14:10",
-    nor "between lunch and dinner", which names no stretch of the clock). Not a question that
+    ("what happens in the last part of the video?", "what went on between 9:00 and 11:00?",
+    "from minute 4 to minute 9, what took place?"; not "at 14:10", nor "between lunch and
+    dinner", which names no stretch of the clock). Not a question that
     asks for a count, a time, a person or an order ("who mostly washes up?", "which happened earlier
     in the video, A or B?")."""
     if question_intent(question) in ("who", "count", "when", "order"):
@@ -514,12 +515,20 @@ def asks_summary(question: str) -> bool:
             return True
         if word == "describe" and any(c.dep_ in ("dobj", "npadvmod") and c.lemma_.lower() in _STRETCHES for c in token.children):
             return True
-        if word in _HAPPEN and token.dep_ == "ROOT" and any(
-                (c.lower_ == "between" and any(t.like_num or t.pos_ == "NUM" for t in c.subtree))
+        if _happens(token) and token.dep_ == "ROOT" and any(
+                (c.lower_ in ("between", "from") and any(t.like_num or t.pos_ == "NUM" for t in c.subtree))
                 or any(o.lemma_.lower() in _STRETCHES for o in c.children if o.dep_ == "pobj")
-                for c in token.children if c.dep_ == "prep" and c.lower_ in ("in", "during", "over", "between")):
-            return True  # "what happens in the last part of the video?", "what happened between 9:00 and 11:00?"
+                for c in token.children if c.dep_ == "prep" and c.lower_ in ("in", "during", "over", "between", "from")):
+            return True  # "what happens in the last part of the video?", "what went on from 9:00 to 11:00?"
     return False
+
+
+def _happens(verb) -> bool:  # noqa: ANN001 - spacy.tokens.Token
+    """Whether a verb says that something happened: "happen", "occur", "unfold", "go on",
+    "take place"."""
+    word = verb.lemma_.lower()
+    return word in _HAPPEN or (word == "go" and any(c.dep_ == "prt" and c.lower_ == "on" for c in verb.children)) \
+        or (word == "take" and any(c.dep_ == "dobj" and c.lemma_.lower() == "place" for c in verb.children))
 
 
 def meal_time(question: str) -> str | None:

@@ -629,6 +629,12 @@ def _where_named(fits: np.ndarray) -> np.ndarray:
     return fits if fits.any() else np.ones(len(fits), bool)
 
 
+def _inside_s(item: Evidence | Span, stretches: Sequence[tuple[float, float]]) -> float:
+    """Seconds of the item's range inside the stretches (which do not overlap each other)."""
+    return min(sum(max(0.0, min(item.t_end, b) - max(item.t_start, a)) for a, b in stretches),
+               max(item.t_end - item.t_start, 0.0))
+
+
 def _holds(item: Evidence, start: float, end: float) -> bool:
     """Whether an item holds a moment the question names (`start == end`) or overlaps a stretch
     it names by more than a touch."""
@@ -817,6 +823,8 @@ class _Read:
     actor: str | None
     """Whose doing the question asks about, when one person's (`intent.question_actor`: "i" or
     a name; not "we", which counts others in, nor in a question that asks who)."""
+    stretches: list[tuple[float, float]]
+    """The stretches of time the question names, each longer than a moment (`_Timing.stretches`)."""
 
     @property
     def found(self) -> set[str]:
@@ -994,7 +1002,8 @@ class OptionScorer:
         support = (0.3 + 0.7 * share) * np.array([weight[s.item] for s in sentences]) if sentences else np.zeros(0)
         actor = question_actor(question) if question_intent(question) != "who" else None
         return _Read(sentences, support, share, item_words, weight, item_cover, asked, core, core_cover,
-                     position is not None, claim, timing.fits, beside, None if actor == "we" else actor)
+                     position is not None, claim, timing.fits, beside, None if actor == "we" else actor,
+                     [(a, b) for a, b in timing.stretches if b > a])
 
     # ------------------------------------------------------------ options
 
@@ -1226,29 +1235,55 @@ class OptionScorer:
         exactly for its 30 s), and a part is found as far as its best item holds it. Read word by
         word over the whole option, a list of four happenings was covered by a quarter in each
         window and lost to a shorter option sharing the longest one ("mowing the lawn and a
-        nap"), whose other part the stretch never showed. Where the question names a stretch,
-        each word counts by how much more of the footage holding it lies in the stretch than
-        outside it: the video's topic ("the mussels", in every part) does not tell its last part
-        from its first."""
+        nap"), whose other part the stretch never showed. Where the question names a time, each
+        word counts by how much more of the footage holding it lies there than elsewhere: the
+        video's topic ("the mussels", in every part) does not tell its last part from its first.
+        Where it names a stretch of the clock ("between minute 21 and minute 26"), an item's
+        footage there is the part of its range inside the stretch, and the footage holding a
+        word is that of the item's intervals whose text holds it (`Evidence.intervals`: a 10-min
+        window that overlaps the stretch tells of minute 28 in the finer caption of minutes 27
+        to 30, which lies outside)."""
         seconds = np.array([max(e.t_end - e.t_start, 0.0) for e in evidence])
-        inside = _where_named(read.fits)
-        spans = seconds * inside
-        total = spans.sum()
+        inside = seconds * _where_named(read.fits)
+        within = read.stretches and (clipped := np.array([_inside_s(e, read.stretches) for e in evidence])).any()
+        if within:
+            inside = clipped
+        total = inside.sum()
         out = np.zeros(len(options))
         if total <= 0:
             return out
+        span_words: dict[int, list[tuple[Span, set[str]]]] = {}
         for k, option in enumerate(options):
             distinct, nouns = self._option_words(option, common), noun_lemmas(option)
             holding = {w: np.array([_held(w, said, nouns) in said for said in read.item_words]) for w in distinct}
             # per word: the share of its footage inside over the share of all footage inside
-            tell = {w: float((seconds * held * inside).sum() / max((seconds * held).sum(), 1e-9)) for w, held in holding.items()}
+            tell = {}
+            for w, held in holding.items():
+                if within:
+                    footage = [self._footage_of(_held(w, read.item_words[i], nouns), evidence[i], read.stretches, span_words, i)
+                               for i in np.flatnonzero(held)]
+                    tell[w] = sum(b for _, b in footage) / max(sum(a for a, _ in footage), 1e-9)
+                else:
+                    tell[w] = float((inside * held).sum() / max((seconds * held).sum(), 1e-9))
             parts = [p for part in _steps(option, listed=True)
                      if (p := [w for w in dict.fromkeys(self._content(part)) if w in holding])] or [distinct]
             held = np.array([[sum(tell[w] for w in part if holding[w][i]) / max(len(part), 1)
                               for i in range(len(evidence))] for part in parts])
-            explained = float((held.max(axis=0) * spans).sum() / total)
-            out[k] = explained * float((held * inside[None, :]).max(axis=1).mean())
+            explained = float((held.max(axis=0) * inside).sum() / total)
+            out[k] = explained * float((held * (inside > 0)[None, :]).max(axis=1).mean())
         return out
+
+    @staticmethod
+    def _footage_of(word: str, item: Evidence, stretches: list[tuple[float, float]],
+                    cache: dict[int, list[tuple[Span, set[str]]]], key: int) -> tuple[float, float]:
+        """(seconds, seconds inside the stretches) of the item's footage that holds the word:
+        its intervals whose text holds it, or its whole range when none does (the word is the
+        window's own summary's)."""
+        if key not in cache:
+            cache[key] = [(span, set().union(*word_forms(span.text))) for span in item.intervals]
+        parts = [span for span, said in cache[key] if word in said] or [Span(item.t_start, item.t_end, item.text)]
+        return (sum(max(p.t_end - p.t_start, 0.0) for p in parts),
+                sum(_inside_s(p, stretches) for p in parts))
 
     def _ordered(self, question: str, options: Sequence[str], evidence: Sequence[Evidence]) -> np.ndarray | None:
         """For a question weighing happenings in time: 1 for the option whose happening the
