@@ -7,7 +7,7 @@ import pytest
 
 from videomem.models.offline.intent import (
     Extreme, absent_words, adverb_places, asks_about_speech, asks_every_day, asks_negated, between_phrases, first_to_last, frequency_extreme, occurrence_words, counted_thing, counted_unit, counts_into, counts_people, duration_extreme, modifier_words,
-    asks_summary, meal_time, placing_clause, question_actor, question_intent, recording_part, recording_stretch, recording_words,
+    asks_summary, asks_whereabouts, meal_time, placing_clause, question_actor, question_intent, recording_part, recording_stretch, recording_words,
     relative_day, time_position, what_was_said,
 )
 
@@ -375,6 +375,9 @@ def test_the_words_that_only_pick_out_a_thing_are_its_modifiers(question: str, m
         ("What did Kofi do just after feeding the goats?", "after", "feeding the goats"),
         ("What did we do after lunch?", "after", "lunch"),
         ("What happened once the rain stopped?", "after", "the rain stopped"),
+        ("Where were the keys right after my coffee?", "after", "my coffee"),
+        ("Right after my coffee on the morning of DAY3, where were the keys?", "after", "my coffee"),
+        ("After the movie on day 2, who washed the dishes?", "after", "the movie"),
     ],
 )
 def test_a_clause_that_places_the_question_by_another_happening(question: str, relation: str, text: str) -> None:
@@ -385,10 +388,21 @@ def test_a_clause_that_places_the_question_by_another_happening(question: str, r
 @pytest.mark.parametrize(
     "question",
     ["Did the goats eat before or after the rain?", "When did Ama lock the gate?",
-     "How long did we wait after lunch?", "Have I read this book before?"],
+     "How long did we wait after lunch?", "Have I read this book before?", "What did I do before noon?",
+     "Where did I sit after 10:00?"],
 )
 def test_no_clause_places_a_question_that_weighs_two_happenings_or_asks_a_time(question: str) -> None:
     assert placing_clause(question) is None
+
+
+@pytest.mark.parametrize(
+    ("question", "whereabouts"),
+    [("Where were the keys right after my coffee?", True), ("Where is my phone now?", True),
+     ("Right after lunch on day 2, where was the kettle?", True), ("Where did I put the keys?", False),
+     ("Where was I sitting after lunch?", False), ("What was on the table?", False)],
+)
+def test_where_a_thing_is_is_asked_with_be_not_with_a_doing(question: str, whereabouts: bool) -> None:
+    assert asks_whereabouts(question) is whereabouts
 
 
 @pytest.mark.parametrize(

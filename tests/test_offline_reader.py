@@ -810,6 +810,21 @@ def test_where_something_was_at_a_moment_is_where_it_was_last_put_by_then(langua
     assert language.answer("Where were the scissors at 16:30 on the second day?", options, evidence).answer == "On the desk"
 
 
+def test_where_something_was_right_after_a_happening_is_where_it_was_last_put_by_then_whichever_day(
+        language: OfflineLanguage) -> None:
+    evidence = [
+        item(2 * DAY + 8 * 3600, "I make coffee in the kitchen, by the kitchen table.", 0.95),
+        item(DAY + 8 * 3600, "I make coffee in the kitchen.", 0.8),
+        item(DAY + 19.5 * 3600, "I drop the keys under the sofa in the hallway.", 0.7),
+        item(2 * DAY + 18 * 3600, "I put the keys on the garage shelf.", 0.6),  # after the coffee: not yet
+        item(9 * 3600, "I leave the keys in the blue drawer.", 0.5),
+    ]
+    options = ["On the garage shelf", "Under the sofa", "In the blue drawer", "On the kitchen table"]
+    question = "Right after my coffee on the morning of DAY3, where were the keys?"
+    assert language.answer(question, options, evidence).answer == "Under the sofa"
+    assert language.answer("Where were the keys just before my coffee on DAY2?", options, evidence).answer == "In the blue drawer"
+
+
 def test_an_order_option_is_found_by_its_happening_not_by_its_time_of_day_or_preposition(
     language: OfflineLanguage,
 ) -> None:

@@ -21,8 +21,10 @@ do second?", "the third thing I did").
 
 A question may also be placed in time by another happening (`placing_clause`): a clause its
 conjunction opens ("when the bell rang", "while we ate", "right before she locked the gate") or
-"before" / "after" with a happening said of its verb ("just after feeding the goats", "after
-lunch"). And it may ask about a part of the recording, its middle or a part from one end
+"before" / "after" with a happening said of its verb or put before the question ("just after
+feeding the goats", "after lunch, who washed up?"). A "where" said of "be" asks where something
+is at a moment (`asks_whereabouts`: "right after my coffee, where were the keys?"), not what
+was done then ("where did I put them?"). And it may ask about a part of the recording, its middle or a part from one end
 (`recording_part`). A "when" that opens
 such a clause does not ask for a time.
 """
@@ -433,8 +435,12 @@ class Placing:
 def placing_clause(question: str) -> Placing | None:
     """The clause that places the question in time, read from the parse: a subordinate clause
     its conjunction opens ("when …", "while …", "before she …"), or "before" / "after" with a
-    happening ("after feeding the cat", "before lunch") said of the verb. None for a question
-    weighing two happenings ("before or after lunch?": an order) or asking a time or a duration."""
+    happening ("after feeding the cat", "before lunch") said of the verb, or put before the
+    question ("right after my coffee, where were the keys?", which the parser may make the root
+    and hang the question on). The happening is told without a time that places it ("my coffee",
+    not "my coffee on the morning of DAY3": the time is the question's, and no caption of the
+    happening says it). None for a question weighing two happenings ("before or after lunch?": an
+    order) or asking a time or a duration, and for "before" / "after" a time ("after 10:00")."""
     if question_intent(question) in ("order", "when", "duration"):
         return None
     for token in _parse(question):
@@ -442,18 +448,43 @@ def placing_clause(question: str) -> Placing | None:
         if word not in _PLACING:
             continue
         clause = None
+        fronted = token.dep_ == "ROOT" and word in ("before", "after")
         if token.dep_ in ("mark", "advmod") and _opens_clause(token):
             clause = token.head
-        elif token.dep_ == "prep" and token.head.pos_ == "VERB" and word in ("before", "after"):
+        elif fronted or (token.dep_ == "prep" and word in ("before", "after") and (
+                token.head.pos_ == "VERB" or (token.head.pos_ == "AUX" and token.head.dep_ == "ROOT"))):
             clause = token
         if clause is not None:
             # the opening word, and a word before it saying how near ("right before", "just after")
             near = {t.i for t in clause.subtree if t.i < token.i and t.dep_ == "advmod" and t.head in (clause, token)}
             opening = near | {token.i} | ({t.i for t in token.subtree} if clause.i != token.i else set())
-            text = " ".join(t.text for t in clause.subtree if t.i not in opening and not t.is_punct)
-            if text.strip():
-                return Placing(_PLACING[word], text)
+            if clause is token and _names_time(token):
+                return None  # "before noon", "after 10:00": a time, not a happening
+            timed = {t.i for c in clause.subtree if c is not token and c.dep_ == "prep" and _names_time(c) for t in c.subtree}
+            words = []
+            for t in sorted(clause.subtree, key=lambda t: t.i):  # a misparse need not keep the words' order
+                if fronted and t.is_punct and t.i > token.i:
+                    break  # the question the parser hung on the fronted phrase
+                if t.i not in opening and t.i not in timed and not t.is_punct:
+                    words.append(t.text)
+            if words:
+                return Placing(_PLACING[word], " ".join(words))
     return None
+
+
+def _names_time(token) -> bool:  # noqa: ANN001 - spacy.tokens.Token
+    """Whether a preposition's object is a time: a day, a part of it, a number ("on the morning
+    of DAY3", "on day 2", "at 10:00", "before noon")."""
+    return any(
+        o.dep_ == "pobj" and (o.lemma_.lower() in DAY_NOUNS or o.lemma_.lower() in PERIODS or any(ch.isdigit() for ch in o.text))
+        for o in token.children)
+
+
+def asks_whereabouts(question: str) -> bool:
+    """Whether a question asks where something is or was ("where were the keys?", "where is my
+    phone now?"): "where" said of "be" — a state at a moment, not a doing ("where did I put the
+    keys?", "where was I sitting?", which ask what happened)."""
+    return any(t.lower_ == "where" and t.head.lemma_.lower() == "be" and t.head.dep_ != "aux" for t in _parse(question))
 
 
 def relative_day(question: str) -> str | None:

@@ -53,7 +53,11 @@ used?"):
   second) keep their weight, ranked among the items that hold it, and count in full up to the
   stretch's length or the shortest holding item's, whichever is longer; others × 0.3 — except for where something is
   (intent `state`: "where were the scissors at noon?"), which is where it was last put by then:
-  the items about the question that end by that time, latest first, as for "most recently";
+  the items about the question that end by that time, latest first, as for "most recently",
+  on that day or an earlier one, the day and the part of it placing only the moment; likewise
+  where something was right after (before) a happening ("right after my coffee on DAY3, where
+  were the keys?", `intent.asks_whereabouts`), by the end (start) of the happening's latest
+  occasion on the day named;
 * "morning", "noon", "afternoon", "evening", "night" (`daytime.PERIODS`), or a meal the
   question is placed at ("what did we have for lunch?", "who spilled juice during dinner?";
   `intent.meal_time`, the hours of `daytime.MEALS`; not "after lunch", nor "what did I buy for
@@ -65,7 +69,8 @@ used?"):
   "the last hour", `intent.recording_stretch`; the last before `now` when the question is
   asked during the recording, `_in_stretch`);
 * a clause placing the question before or after another happening ("right before she boils the
-  pasta", "after lunch", `intent.placing_clause`): the items holding every word of that
+  pasta", "after lunch", `intent.placing_clause`; not where something was then, above): the
+  items holding every word of that
   happening found (but one spanning a finer one that holds it: a window ends after the
   happening does), the other items of their clock that end before it starts (or start after
   it ends) weigh 1, 1/2, 1/3, … nearest first, counting only those that tell something the
@@ -277,7 +282,7 @@ from videomem.models.offline.intent import (
     asks_negated, frequency_extreme,
     asks_sequence, asks_summary, between_phrases, counted_thing, counted_unit, counts_into, counts_people, duration_extreme,
     first_to_last, meal_time, occurrence_words,
-    modifier_words, noun_lemmas, placing_clause, question_actor, question_intent, recording_part, recording_stretch,
+    asks_whereabouts, modifier_words, noun_lemmas, placing_clause, question_actor, question_intent, recording_part, recording_stretch,
     recording_words, relative_day, time_position, what_was_said,
 )
 from videomem.models.offline.nlp import (
@@ -561,10 +566,7 @@ def _beside(relation: Relation, anchors: np.ndarray, evidence: Sequence[Evidence
     of every anchor of their clock, which what is asked cannot be. An anchor that spans a finer
     one (a 10-min window over the clip that shows the happening) is left out: it ends after the
     happening does, and the items beside it are not beside the happening."""
-    anchored = [a for a, anchor in zip(evidence, anchors) if anchor]
-    held = [a for a in anchored if not any(b is not a and clock_of(b.video_id) == clock_of(a.video_id) and a.t_start <= b.t_start
-                                           and b.t_end <= a.t_end and b.t_end - b.t_start < a.t_end - a.t_start
-                                           for b in anchored)]
+    held = [evidence[i] for i in _finest(anchors, evidence)]
     gaps = []
     out = np.zeros(len(evidence))
     for i, item in enumerate(evidence):
@@ -584,6 +586,30 @@ def _beside(relation: Relation, anchors: np.ndarray, evidence: Sequence[Evidence
             rank += 1
             told |= item_words[i]
     return out
+
+
+def _finest(anchors: np.ndarray, evidence: Sequence[Evidence]) -> list[int]:
+    """The anchors (items that hold a happening) that span no finer one of their clock: a
+    10-min window over the clip that shows the happening ends after the happening does."""
+    anchored = [i for i in np.flatnonzero(anchors)]
+    return [i for i in anchored if not any(
+        j != i and clock_of(evidence[j].video_id) == clock_of(evidence[i].video_id)
+        and evidence[i].t_start <= evidence[j].t_start and evidence[j].t_end <= evidence[i].t_end
+        and evidence[j].t_end - evidence[j].t_start < evidence[i].t_end - evidence[i].t_start for j in anchored)]
+
+
+def _placed_at(relation: Relation, anchors: np.ndarray, evidence: Sequence[Evidence], on_day: np.ndarray) -> float | None:
+    """The moment right after (before) the happening the `anchors` hold: the end (start) of its
+    latest occasion, of those on the day the question names when any is (`_finest`). None for
+    a happening during which the question is asked, or none held."""
+    if relation == "during":
+        return None
+    held = _finest(anchors, evidence)
+    held = [i for i in held if on_day[i]] or held
+    if not held:
+        return None
+    latest = max(held, key=lambda i: evidence[i].t_end)
+    return evidence[latest].t_end if relation == "after" else evidence[latest].t_start
 
 
 def _in_part(evidence: Sequence[Evidence], part: tuple[float, float]) -> np.ndarray:
@@ -784,7 +810,11 @@ class _Timing:
     when none)."""
     fits: np.ndarray
     """Per item: whether it lies where every time the question names puts it (all when it names
-    none)."""
+    none; for `moment`, whether it was recorded by then)."""
+    moment: float | None
+    """The moment at which a question asks where something is (intent `state`): the clock
+    time it names ("where were the keys at 10:00 on the first day?") or the end (start) of the
+    happening it is placed right after (before: "right after my coffee, where were the keys?")."""
 
 
 @dataclass(frozen=True)
@@ -857,10 +887,13 @@ class OptionScorer:
         return {_held(w, found, nouns) for w in self._content(untimed) if w not in cues and w not in places}
 
     @staticmethod
-    def _timing(question: str, evidence: Sequence[Evidence], now: float | None) -> _Timing:
+    def _timing(question: str, evidence: Sequence[Evidence], now: float | None,
+                placed: tuple[Relation, np.ndarray] | None = None) -> _Timing:
         """Where the question's time cues put the evidence: the day (by its number, by what
         happened on it, or relative to `now`, the query time), the clock times or stretches, the
-        part of the recording or a stretch from one end of it, the parts of the day, a meal."""
+        part of the recording or a stretch from one end of it, the parts of the day, a meal, the
+        happening a clause places it before or after (`placed`: the relation and the items that
+        hold the happening)."""
         periods = [PERIODS[w] for w in set(lemmas(question)) if w in PERIODS]  # "in the mornings" names the morning too
         meal = meal_time(question)
         relative = relative_day(question)
@@ -880,10 +913,13 @@ class OptionScorer:
             on_day = (middle >= day[0]) & (middle < day[1])
         stretches = stretches or [(t - APPROXIMATE_S, t + APPROXIMATE_S) if t in approximate else (t, t) for t in times]
         holds = np.array([bool(times) and any(_holds(e, a, b) for a, b in stretches) for e in evidence], bool)
-        # where something is at a moment is where it was last put by then (`_weights`), not
-        # what the items at that moment show
-        state = bool(times) and question_intent(question) == "state"
-        fits = on_day & (holds | (not times) | state)
+        # where something is at a moment is where it was last put by then (`_weights`), on that
+        # day or before, not what the items at that moment show
+        moment = None
+        if times and question_intent(question) == "state":
+            moment = max(times)
+        elif placed is not None and asks_whereabouts(question):
+            moment = _placed_at(*placed, evidence, on_day)
         part = recording_part(question)
         in_part = _in_part(evidence, part) if part is not None else np.ones(len(evidence), bool)
         if (stretch := recording_stretch(question)) is not None:
@@ -895,7 +931,13 @@ class OptionScorer:
             inside = np.zeros(len(evidence), bool)
             for lo, hi in hours:
                 inside |= ((hour >= lo) & (hour < hi)) | ((hour + 24 >= lo) & (hour + 24 < hi))
-        return _Timing(periods, day is not None, on_day, times, stretches, holds, in_part, inside, fits & in_part & inside)
+        if moment is not None:
+            # the day, the part of it, the meal place the moment, not where the thing was last put
+            everywhere = np.ones(len(evidence), bool)
+            by_then = np.array([e.t_end <= moment + TOUCH for e in evidence], bool)
+            return _Timing(periods, day is not None, on_day, times, stretches, holds, everywhere, everywhere, by_then, moment)
+        fits = on_day & (holds | (not times))
+        return _Timing(periods, day is not None, on_day, times, stretches, holds, in_part, inside, fits & in_part & inside, None)
 
     def _weights(
         self, question: str, evidence: Sequence[Evidence], about: np.ndarray, whole: np.ndarray, timing: _Timing
@@ -906,13 +948,14 @@ class OptionScorer:
         relevant = [i for i in range(len(evidence)) if about[i]]
         periods, on_day, times, holds = timing.periods, timing.on_day, timing.times, timing.holds
         position = time_position(question)
-        if timing.dated:
-            relevant = [i for i in relevant if on_day[i]] or relevant
-        if times and question_intent(question) == "state" and relevant:
-            # where something is at a moment: where it was last put by then
+        if timing.moment is not None:
+            # where something is at a moment: where it was last put by then, whichever day
             position = TimePosition("latest", frozenset())
-            relevant = [i for i in relevant if evidence[i].t_end <= max(times) + TOUCH]
+            on_day = np.array([e.t_end <= timing.moment + TOUCH for e in evidence], bool)
+            relevant = [i for i in relevant if on_day[i]]
             times = []
+        elif timing.dated:
+            relevant = [i for i in relevant if on_day[i]] or relevant
         # A memory's items come best first, each memory scoring on its own scale (a cosine, a
         # PPR sum, a fused rank): an item's rank is its place among its own memory's items, and
         # where the question names a time, among those of them that hold it or those that do not.
@@ -971,23 +1014,27 @@ class OptionScorer:
         # share alike ('What usually happens …', 'first thing …'); where the question names a
         # time, the items at that time are the ones to tell apart: a word only the others hold
         # ('lunch', said of another day's) would draw the answer to them
-        timing = self._timing(question, evidence, now)
-        asked = claim & set().union(*(w for w, fit in zip(item_words, _where_named(timing.fits)) if fit))
         placing = placing_clause(question)
         position = time_position(question)
-        beside = None
         # Only before or after: what happens during a happening the items that hold it tell of
         # themselves, and a happening that recurs (a chat with the same two people) would
         # narrow the evidence to every occasion of it. Not with an end of the timeline either
         # ("after the last time I cut fruit"): which occasion is the last, the one in progress
         # or the one before it, the words do not say.
+        placed = None
         if placing is not None and placing.relation != "during" and position is None \
                 and (happening := self._claim(placing.text, found) & found):
             anchors = np.array([happening <= w for w in item_words], bool)
             if anchors.any() and not anchors.all():
-                beside = _beside(placing.relation, anchors, evidence, item_words)
-                # the happening it is before or after is not what is asked
-                asked, claim = (asked - happening) or asked, (claim - happening) or claim
+                placed = (placing.relation, anchors)
+        timing = self._timing(question, evidence, now, placed)
+        asked = claim & set().union(*(w for w, fit in zip(item_words, _where_named(timing.fits)) if fit))
+        beside = None
+        if placed is not None:
+            if timing.moment is None:  # where something was right after it is where it was last put by then
+                beside = _beside(placing.relation, placed[1], evidence, item_words)
+            # the happening it is before or after is not what is asked
+            asked, claim = (asked - happening) or asked, (claim - happening) or claim
         item_cover = np.array([len(asked & w) / len(asked) if asked else 1.0 for w in item_words])
         core = (asked - {_held(w, asked, noun_lemmas(question)) for w in modifier_words(question)}) or asked
         core_cover = np.array([len(core & w) / len(core) if core else 1.0 for w in item_words])
