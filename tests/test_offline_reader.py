@@ -788,6 +788,18 @@ def test_evidence_from_the_day_the_question_names_leads(language: OfflineLanguag
     assert language.answer("What did Lucia bake on the first day?", options, evidence).answer == "Muffins"
 
 
+@pytest.mark.parametrize("said", ["on the day", "on the same day", "on the very day"])
+def test_a_day_named_by_what_happened_on_it_is_the_day_the_evidence_puts_it_on(language: OfflineLanguage, said: str) -> None:
+    evidence = [
+        item(2 * DAY + 16.5 * 3600, "Alice comes to visit in the hallway.", 0.9),
+        item(2 * DAY + 12.5 * 3600, "I eat pizza for lunch in the kitchen.", 0.8),
+        item(DAY + 12.5 * 3600, "I eat dumplings for lunch in the kitchen.", 0.6),
+        item(DAY + 15 * 3600, "David comes to visit in the hallway.", 0.5),
+    ]
+    question = f"Who came to see me {said} I had dumplings for lunch?"
+    assert language.answer(question, ["Alice", "David"], evidence).answer == "David"
+
+
 def test_the_time_between_two_happenings_is_measured_from_one_to_the_other(language: OfflineLanguage) -> None:
     evidence = [
         item(9 * 3600, "Katrina unpacks the groceries in the kitchen.", 0.9),

@@ -114,12 +114,12 @@ def without_named_days(text: str) -> str:
     return _NAMED_DAY.sub(" ", text)
 
 
-_ANCHOR = re.compile(r"\bthe day (?:that |when |on which )?(?P<clause>[^:;,?.!]+)", re.IGNORECASE)
+_ANCHOR = re.compile(r"\bthe (?:same |very )?day (?:that |when |on which )?(?P<clause>[^:;,?.!]+)", re.IGNORECASE)
 
 
 def anchored_day(question: str, evidence: Sequence[Evidence]) -> tuple[float, float] | None:
     """The day a question names by what happened on it ("the day the meal was pizza", "on the
-    day we went to the market"): the one day on which the evidence items that hold all of that
+    same day we went to the market"): the one day on which the evidence items that hold all of that
     clause's content words (parts of the day aside) were recorded; None when the question names
     no such day, or the evidence puts it on none or on several days."""
     found = _ANCHOR.search(question)
