@@ -7,7 +7,7 @@ import pytest
 
 from videomem.models.offline.intent import (
     Extreme, absent_words, adverb_places, asks_about_speech, asks_every_day, asks_negated, between_phrases, first_to_last, frequency_extreme, occurrence_words, counted_thing, counted_unit, counts_into, counts_people, duration_extreme, modifier_words,
-    asks_summary, asks_whereabouts, meal_time, placing_clause, question_actor, question_intent, recording_part, recording_stretch, recording_words,
+    asks_summary, asks_whereabouts, meal_time, moved_thing, placing_clause, question_actor, question_intent, recording_part, recording_stretch, recording_words,
     relative_day, time_position, what_was_said,
 )
 
@@ -393,6 +393,18 @@ def test_a_clause_that_places_the_question_by_another_happening(question: str, r
 )
 def test_no_clause_places_a_question_that_weighs_two_happenings_or_asks_a_time(question: str) -> None:
     assert placing_clause(question) is None
+
+
+@pytest.mark.parametrize(
+    ("question", "moved"),
+    [("How many times did I move the keys on DAY2?", ("move", "key")),
+     ("How often were the chairs shifted this morning?", ("shift", "chair")),
+     ("How many times were the chairs moved on day 2?", ("move", "chair")),
+     ("How many times did I move the keys to the shelf?", None),  # moves to one place: a happening
+     ("How many keys did I move?", None), ("How many times did I move?", None), ("Who moved the lamp?", None)],
+)
+def test_a_count_of_how_often_a_thing_was_moved_names_the_thing(question: str, moved: tuple[str, str] | None) -> None:
+    assert moved_thing(question) == moved
 
 
 @pytest.mark.parametrize(

@@ -13,7 +13,7 @@ from videomem.evidence import Count, Evidence, Span, Speech
 from videomem.models.offline.daytime import question_window, relative_window, spoken_clocks
 from videomem.models.offline.position import recording_window
 from videomem.models.offline.language import OfflineLanguage
-from videomem.models.offline.nlp import forms, root
+from videomem.models.offline.nlp import forms, places_of, root
 from videomem.models.offline.scoring import SEMANTIC_WEIGHT, question_stretches
 
 
@@ -77,6 +77,37 @@ def test_a_count_of_things_is_the_number_said_of_them(language: OfflineLanguage)
     assert language.answer("How many thermoses did I handle?", options, unsaid).answer == "Two", (
         "no number said: the moments are counted"
     )
+
+
+@pytest.mark.parametrize(
+    ("text", "places"),
+    [("On-screen text reads 'KEYS IN THE BLUE DRAWER'.", {frozenset({"blue", "drawer"})}),
+     ("The keys are by the front door.", {frozenset({"front", "door"})}),
+     ("I drop the keys under the sofa in the hallway.", {frozenset({"sofa", "hallway"})}),
+     ("keys state in the red basket", {frozenset({"red", "basket"})}),
+     ("I look for the keys in the hallway.", set()),  # where I looked, not where they were
+     ("I hold the keys.", set())],
+)
+def test_where_a_text_says_a_thing_is(text: str, places: set[frozenset[str]]) -> None:
+    assert places_of("key", text) == places
+
+
+def test_how_often_a_thing_was_moved_is_how_often_the_place_said_of_it_changed(language: OfflineLanguage) -> None:
+    """No caption says "moved": the lamp is said to stand somewhere, and where it stands changes
+    twice on the second day (from where it stood the evening before); clips of dusting it or
+    switching it on, and the same place said again by a longer window, are no moves."""
+    evidence = [
+        item(DAY - 5 * 3600, "The lamp is on the side table.", 0.5),
+        item(DAY + 8 * 3600, "I dust the lamp.", 0.9),
+        item(DAY + 9 * 3600, "I carry the lamp to the study and set the lamp on the desk.", 0.8),
+        item(DAY + 9 * 3600, "I set the lamp on the oak desk. I read.", 0.7, length=600.0),
+        item(DAY + 12 * 3600, "I switch on the lamp.", 0.7),
+        item(DAY + 17 * 3600, "The lamp stands by the window.", 0.6),
+        item(2 * DAY + 9 * 3600, "I put the lamp in the cupboard.", 0.4),
+    ]
+    options = ["Once", "Twice", "Three times", "Four times"]
+    assert language.answer("How many times did I move the lamp on the second day?", options, evidence).answer == "Twice"
+    assert language.answer("How many times was the lamp moved on day 3?", options, evidence).answer == "Once"
 
 
 def test_an_item_that_holds_nothing_of_the_question_says_little_of_its_options(language: OfflineLanguage) -> None:

@@ -103,6 +103,10 @@ _RELATIVE_DAYS = frozenset({"today", "yesterday", "tonight"})
 _RELATIVE_PARTS = frozenset({"this", "last", "yesterday"})
 """Words before a part of the day that place it relative to now ("this morning", "last night")."""
 _SPAN_PREPOSITIONS = frozenset({"before", "after", "since", "until", "till"})
+_MOVE_VERBS = frozenset({"move", "shift", "relocate"})
+_DESTINATIONS = frozenset({"to", "into", "onto", "in", "on", "under", "inside", "behind", "beside", "by", "near", "next",
+                           "from", "off", "out", "above", "below", "over", "towards", "toward", "between"})
+"""Prepositions that say where a thing was moved to or from ("move the keys to the shelf")."""
 _AT_MEAL = frozenset({"at", "during", "over", "through"})
 """Prepositions that put what is asked at a meal ("during lunch")."""
 _MEAL_VERBS = frozenset({"have", "eat", "cook", "make", "drink", "serve"})
@@ -226,6 +230,28 @@ def counted_thing(question: str) -> str | None:
                 and token.head.pos_ in ("NOUN", "PROPN"):
             thing = token.head.lemma_.lower()
             return None if thing in _OCCASION_NOUNS | _TIME_UNITS | _PERSON_NOUNS | {"other"} else thing
+    return None
+
+
+def moved_thing(question: str) -> tuple[str, str] | None:
+    """The verb and the thing of a count of how often a thing was moved ("how many times did I
+    move the keys on DAY2?" → ("move", "key"), "how often were the chairs shifted?"), lemmas;
+    None when the question says where it went ("move the keys to the shelf": moves to one place,
+    counted as any happening is) or counts nothing moved."""
+    if question_intent(question) != "count":
+        return None
+    for token in _parse(question):
+        if token.pos_ != "VERB" or token.lemma_.lower() not in _MOVE_VERBS:
+            continue
+        # the parser may take "were shifted" for active with "chairs" its subject
+        passive = any(c.dep_ in ("aux", "auxpass") and c.lemma_.lower() == "be" for c in token.children) \
+            or (token.tag_ == "VBN" and token.head.lemma_.lower() == "be")
+        things = [c for c in token.children if (c.dep_ in ("dobj", "nsubjpass") or (passive and c.dep_ == "nsubj"))
+                  and c.pos_ in ("NOUN", "PROPN") and not any(m.lower_ == "many" for m in c.children)]
+        places = [c for t in (token, *things) for c in t.children
+                  if c.dep_ == "prep" and c.lower_ in _DESTINATIONS and not _names_time(c)]
+        if things and not places:
+            return token.lemma_.lower(), things[0].lemma_.lower()
     return None
 
 

@@ -212,6 +212,41 @@ def _subjects(token) -> frozenset[str] | None:  # noqa: ANN001 - spacy.tokens.To
     return None
 
 
+_PLACING_VERBS = frozenset({"put", "place", "set", "leave", "drop", "lay", "hang", "keep", "store", "move", "stash",
+                            "toss", "throw", "return", "hide", "stow"})
+"""Verbs whose object ends up where their place phrase says ("I drop the keys under the sofa")."""
+_BEING_VERBS = frozenset({"be", "stand", "sit", "lie", "rest", "remain", "stay", "hang", "lean"})
+_LOCATIVE = frozenset({"in", "on", "at", "by", "under", "inside", "behind", "beside", "near", "next", "above", "below",
+                       "atop", "within", "underneath", "beneath"})
+
+
+@lru_cache(maxsize=65536)
+def places_of(thing: str, text: str) -> frozenset[frozenset[str]]:
+    """Where a text says a thing is (`thing` a lemma), each place as the lemmas of its words:
+    a place phrase said of the thing ("keys in the blue drawer"), of "be" or a verb of standing
+    with the thing its subject ("the keys are by the front door", "the lamp stands by the
+    window"), or of a verb of putting it somewhere ("I drop the keys under the sofa"). Not the
+    place of a doing the thing is only the object of a preposition in ("looking for the keys in
+    the hallway" says where I looked)."""
+    out = set()
+    for token in load_spacy()(text.lower()):
+        if thing not in _forms_of(token.lower_) or token.dep_ not in ("nsubj", "nsubjpass", "dobj", "ROOT", "compound", "appos", "attr"):
+            continue
+        said = [token]
+        head = token.head
+        if token.dep_ == "compound" or (token.dep_ in ("nsubj", "nsubjpass") and head.lemma_ in _BEING_VERBS) \
+                or (token.dep_ in ("dobj", "nsubjpass") and head.lemma_ in _PLACING_VERBS):
+            said.append(head)
+        for word in said:
+            for prep in word.children:
+                if prep.dep_ == "prep" and prep.lower_ in _LOCATIVE:
+                    place = frozenset(t.lemma_ for o in prep.children if o.dep_ == "pobj" for t in o.subtree
+                                      if t.pos_ in ("NOUN", "PROPN", "ADJ", "NUM"))
+                    if place:
+                        out.add(place)
+    return frozenset(out)
+
+
 def lemmas(text: str) -> list[str]:
     """Lower-case alphanumeric lemmas ('MAKING COFFEE' → make, coffee; 'keys' → key), so an
     option and the evidence match whatever the inflection. Text is lower-cased first: the

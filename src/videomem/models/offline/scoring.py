@@ -138,7 +138,9 @@ reads typed evidence fields, never a memory's prose:
   not of occasions, people or units of time) is first the number a sentence puts before the
   thing's word ("I took four hangers", "we bought 5 pairs in total"), each option scoring the
   best support of a sentence saying its number (`_stated`): how many moments show a thing
-  counts how often it was handled, not how many there were.
+  counts how often it was handled, not how many there were. How often a thing was moved
+  (`intent.moved_thing`), where no evidence says the moving, is how often the place said of it
+  changed at the time named (`_moves`, `nlp.places_of`).
 * A question that asks what a stretch was mostly about ("what was the morning mostly about?",
   "which best sums up yesterday afternoon?", "the main topic", `intent.asks_summary`): each
   option scores the share of the footage of the items at the time the question names that its
@@ -282,11 +284,12 @@ from videomem.models.offline.intent import (
     asks_negated, frequency_extreme,
     asks_sequence, asks_summary, between_phrases, counted_thing, counted_unit, counts_into, counts_people, duration_extreme,
     first_to_last, meal_time, occurrence_words,
-    asks_whereabouts, modifier_words, noun_lemmas, placing_clause, question_actor, question_intent, recording_part, recording_stretch,
+    asks_whereabouts, modifier_words, moved_thing, noun_lemmas, placing_clause, question_actor, question_intent, recording_part, recording_stretch,
     recording_words, relative_day, time_position, what_was_said,
 )
 from videomem.models.offline.nlp import (
-    FIRST_PERSON, NUMBER, NUMBERS, WEARER, clause_subjects, forms, lemmas, number_value, person_names, quoted_spans, root,
+    FIRST_PERSON, NUMBER, NUMBERS, WEARER, clause_subjects, forms, lemmas, number_value, person_names, places_of, quoted_spans,
+    root,
     split_sentences, squash, stopwords, THIRD_PERSON, unit_seconds, word_forms, words,
 )
 from videomem.models.offline.position import recording_window
@@ -1130,7 +1133,9 @@ class OptionScorer:
         elif intent == "count" and None not in numbers:
             # a count a memory computed is over all of its history, not the time the question names
             named = _where_named(read.fits)
+            moved = moved_thing(question)
             count = (_people(question, read, evidence) if counts_people(question) else None) \
+                or (_moves(moved[1], read, evidence, named) if moved and moved[0] not in read.found else None) \
                 or (self._counted(question, read, evidence) if named.all() else None) \
                 or self._moments(read.asked, self._timed_moments(question, evidence, now), read.cover * named)
             if count:
@@ -1715,6 +1720,28 @@ def _people(question: str, read: _Read, evidence: Sequence[Evidence]) -> int | N
     people = (named & (person_names([e.text for e in evidence]) | _speakers(evidence))) - said
     wearer = bool(named & FIRST_PERSON) and (bool(said & _WE) or not said & FIRST_PERSON)
     return len(people) + wearer or None
+
+
+def _moves(thing: str, read: _Read, evidence: Sequence[Evidence], named: np.ndarray) -> int | None:
+    """How many times a thing was moved, where no evidence says the moving itself
+    (`intent.moved_thing`: "how many times did I move the keys on DAY2?" over "keys in the blue
+    drawer", later "keys in the red basket"): how often the place said of it (`nlp.places_of`)
+    changed at the time the question names (`named`), from the place said before on the same
+    clock. An item that says one place for it is a sighting at its midpoint; a place said more
+    or less fully ("the drawer", "the blue drawer") is the same place; the first place said is
+    where it was, not a move. None when no place said there differs from the one before."""
+    sightings = []
+    for i, item in enumerate(evidence):
+        places = set().union(*(places_of(thing, s.text) for s in read.sentences if s.item == i and thing in s.words))
+        if len(places) == 1:
+            sightings.append((clock_of(item.video_id), (item.t_start + item.t_end) / 2, i, places.pop()))
+    moves, last = 0, {}
+    for clock, _, i, place in sorted(sightings, key=lambda s: s[:2]):
+        before = last.get(clock)
+        if before is not None and not (place <= before or before <= place) and named[i]:
+            moves += 1
+        last[clock] = place
+    return moves or None
 
 
 def _speakers(evidence: Sequence[Evidence]) -> set[str]:
