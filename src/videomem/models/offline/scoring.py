@@ -594,7 +594,7 @@ def _beside(relation: Relation, anchors: np.ndarray, evidence: Sequence[Evidence
 def _finest(anchors: np.ndarray, evidence: Sequence[Evidence]) -> list[int]:
     """The anchors (items that hold a happening) that span no finer one of their clock: a
     10-min window over the clip that shows the happening ends after the happening does."""
-    anchored = [i for i in np.flatnonzero(anchors)]
+    anchored = np.flatnonzero(anchors).tolist()
     return [i for i in anchored if not any(
         j != i and clock_of(evidence[j].video_id) == clock_of(evidence[i].video_id)
         and evidence[i].t_start <= evidence[j].t_start and evidence[j].t_end <= evidence[i].t_end
@@ -954,7 +954,7 @@ class OptionScorer:
         if timing.moment is not None:
             # where something is at a moment: where it was last put by then, whichever day
             position = TimePosition("latest", frozenset())
-            on_day = np.array([e.t_end <= timing.moment + TOUCH for e in evidence], bool)
+            on_day = timing.fits  # recorded by then
             relevant = [i for i in relevant if on_day[i]]
             times = []
         elif timing.dated:
