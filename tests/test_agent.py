@@ -3,6 +3,7 @@ answers on a scripted video with the offline models."""
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -265,6 +266,22 @@ def test_trace_is_complete_and_tokens_add_up(events_store: Store) -> None:
     data = answer.to_json()
     assert set(data) >= {"answer", "choice", "evidence", "trace", "tokens", "seconds"}
     assert {"t_start", "t_end", "text", "video_id", "source"} <= set(data["evidence"][0])
+
+
+def test_a_question_is_charged_its_own_tokens_not_those_of_questions_answered_beside_it(events_store: Store) -> None:
+    # `eval --jobs 2` and the server's readers answer questions on threads that share one meter
+    plans = [_call("video.retrieval", "find it", query="fireworks"), _call("finish")]
+    agent, models = _agent(events_store, plans)
+
+    def beside(step: dict) -> None:
+        other = threading.Thread(target=models.meter.add, args=("llm", Usage(1000, 200, 0.0, 1)))
+        other.start()
+        other.join()
+
+    answer = agent.ask("When are the fireworks?", on_step=beside)
+    assert [s["tool"] for s in answer.trace] == ["video.retrieval", "finish", "answer"]
+    assert answer.tokens == 3 * 15 == sum(s["tokens"] for s in answer.trace)
+    assert models.meter.total().total_tokens >= 3 * 15 + 3 * 1200  # the run's totals still count every thread
 
 
 def test_on_step_sees_each_step_as_it_is_recorded(events_store: Store) -> None:

@@ -65,12 +65,13 @@ OnStep = Callable[[dict[str, Any]], None]
 
 @dataclass
 class _Meter:
-    """Tokens and seconds since the last `lap()`, and the question's deadline."""
+    """Tokens (those this thread's model calls used) and seconds since the last `lap()`, and the
+    question's deadline."""
 
     models: ModelSet
 
     def __post_init__(self) -> None:
-        self.start_tokens = self.tokens = self.models.meter.total().total_tokens
+        self.start_tokens = self.tokens = self.models.meter.this_thread().total_tokens
         self.start_time = self.time = time.perf_counter()
         self.deadline = self.start_time + self.models.cfg.question_deadline_s
 
@@ -81,13 +82,13 @@ class _Meter:
             raise ModelError(f"the question was not answered within {limit:g} s (question_deadline_s of the models profile)")
 
     def lap(self) -> dict[str, Any]:
-        tokens, now = self.models.meter.total().total_tokens, time.perf_counter()
+        tokens, now = self.models.meter.this_thread().total_tokens, time.perf_counter()
         lap = {"tokens": tokens - self.tokens, "seconds": round(now - self.time, 3)}
         self.tokens, self.time = tokens, now
         return lap
 
     def totals(self) -> tuple[int, float]:
-        return self.models.meter.total().total_tokens - self.start_tokens, time.perf_counter() - self.start_time
+        return self.models.meter.this_thread().total_tokens - self.start_tokens, time.perf_counter() - self.start_time
 
 
 class Agent:

@@ -39,15 +39,26 @@ class Usage:
 
 
 class UsageMeter:
-    """Thread-safe running totals per role ("vlm", "llm", "text_embedder", ...)."""
+    """Thread-safe running totals per role ("vlm", "llm", "text_embedder", ...), and per thread
+    (`this_thread`)."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._by_role: dict[str, Usage] = {}
+        self._by_thread: dict[int, Usage] = {}
 
     def add(self, role: str, usage: Usage) -> None:
         with self._lock:
             self._by_role[role] = self._by_role.get(role, Usage()) + usage
+            thread = threading.get_ident()
+            self._by_thread[thread] = self._by_thread.get(thread, Usage()) + usage
+
+    def this_thread(self) -> Usage:
+        """What the calling thread has recorded, over all roles: a question is answered on one
+        thread, so the difference of two readings is its own cost, not that of the questions
+        answered beside it (`eval --jobs`, the server's readers) on the same models."""
+        with self._lock:
+            return self._by_thread.get(threading.get_ident(), Usage())
 
     def by_role(self) -> dict[str, Usage]:
         with self._lock:
