@@ -7,7 +7,7 @@ import pytest
 
 from videomem.models.offline.intent import (
     Extreme, absent_words, adverb_places, asks_about_speech, asks_every_day, asks_negated, between_phrases, first_to_last, frequency_extreme, occurrence_words, counted_thing, counted_unit, counts_into, counts_people, duration_extreme, modifier_words,
-    asks_summary, asks_whereabouts, meal_time, moved_thing, placing_clause, question_actor, question_intent, recording_part, recording_stretch, recording_words,
+    asks_summary, asks_whereabouts, marks_present, meal_time, moved_thing, placing_clause, question_actor, question_intent, recording_part, recording_stretch, recording_words,
     relative_day, time_position, what_was_said,
 )
 
@@ -234,6 +234,24 @@ def test_the_thing_a_question_counts(question: str, thing: str | None) -> None:
 )
 def test_a_question_about_every_day(question: str, every: bool) -> None:
     assert asks_every_day(question) is every
+
+
+@pytest.mark.parametrize(
+    ("question", "present"),
+    [
+        ("Now that I'm ironing the shirts, what did I iron the last time?", True),
+        ("Ravi is tuning the violin now; who tuned it the last time?", True),
+        ("This time I took the bus, so how did I get there the last time?", True),
+        ("What is Ravi currently holding?", True),
+        ("Who is at the gate at the moment?", True),
+        ("What did I iron the last time?", False),
+        ("Who knocked on the door just now?", False),
+        ("Who tuned the violin the last time Ravi played?", False),
+        ("How much time did the ironing take?", False),
+    ],
+)
+def test_a_question_asked_while_something_goes_on(question: str, present: bool) -> None:
+    assert marks_present(question) is present
 
 
 def test_the_cue_words_are_returned_with_their_lemmas() -> None:

@@ -1472,3 +1472,19 @@ def test_a_summary_naming_two_happenings_is_covered_by_a_window_that_tells_them_
                "The lawn was watered"]
     question = "What happened between 14:00 and 15:00 on the second day?"
     assert language.answer(question, options, [hour, clip]).answer == options[0]
+
+
+def test_the_last_time_asked_while_it_happens_again_is_the_occasion_before_this_one(language: OfflineLanguage) -> None:
+    """"Now that I'm painting the fence again": the clip of ten minutes ago is this occasion,
+    and the last time is the one before it; without "now" the latest occasion is the last."""
+    evidence = [
+        item(NOW - 600, "I paint the fence while Omar holds the ladder.", 0.9),
+        item(NOW - 570, "I paint the fence, Omar hands me the brush.", 0.8),
+        item(2 * DAY + 11 * 3600, "I paint the fence and Lena holds the ladder.", 0.7),
+    ]
+    options = ["Priya", "Omar", "Lena", "Sam"]
+    for question in ("Now that I'm painting the fence again, who held the ladder the last time I painted it?",
+                     "I am painting the fence now. Who held the ladder the last time I painted the fence?"):
+        assert language.answer(question, options, evidence, now=NOW).answer == "Lena", question
+    assert language.answer("Who held the ladder the last time I painted the fence?", options, evidence,
+                           now=NOW).answer == "Omar"

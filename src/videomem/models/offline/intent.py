@@ -826,6 +826,22 @@ def asks_every_day(question: str) -> bool:
 _EACH = frozenset({"every", "each"})
 
 
+def marks_present(question: str) -> bool:
+    """Whether the question says it is asked while something goes on ("Now that I'm sitting on
+    the sofa, …", "Tasha is flipping the egg tart now, …", "This time I came back to the claw
+    machine, …", "…, currently"): "now" (not "just now", a moment ago), "currently",
+    "presently", "at the moment" or "this time" said in it."""
+    for token in _parse(question):
+        word = token.lower_
+        if word in ("now", "currently", "presently") and not (token.i > 0 and token.nbor(-1).lower_ == "just"):
+            return True  # "just now" is a moment ago
+        if word == "time" and any(c.lower_ == "this" for c in token.children):
+            return True
+        if word == "moment" and token.head.lower_ == "at" and any(c.lower_ == "the" for c in token.children):
+            return True
+    return False
+
+
 def frequency_extreme(question: str) -> bool | None:
     """Whether the question asks which happening came most often (True) or least often (False):
     a superlative or comparative of "often", "frequently" or "times" ("which did I do the most

@@ -31,8 +31,11 @@ used?"):
   habit that changed, "what did I use to drink in the morning?"). An ordinal past
   the first ("the second time", "the penultimate visit", `TimePosition.nth`) counts occasions
   instead: the items holding the whole happening in time order, those that touch one occasion
-  (`_occasions`), the nth from that end weighing 1, its neighbours 1/2, 1/3, …. The words that
-  said so are cues, not content to look for;
+  (`_occasions`), the nth from that end weighing 1, its neighbours 1/2, 1/3, …. Asked while
+  the happening goes on again ("now that I'm on the sofa, what did I do the last time I sat
+  on it?", `intent.marks_present`; not "where is it now?", whose "now" is the end asked for),
+  the latest occasion, when it ends less than `PRESENT_S` before `now`, is the one in progress
+  and ranks after the others. The words that said so are cues, not content to look for;
 * a day of the recording named by its number ("on the second day", "day 3",
   `daytime.question_window`), by what happened on it ("the day the meal was pizza": the one
   day on which the items holding that clause's words were recorded), or relative to the query
@@ -283,7 +286,7 @@ from videomem.models.offline.intent import (
     asks_later,
     asks_negated, frequency_extreme,
     asks_sequence, asks_summary, between_phrases, counted_thing, counted_unit, counts_into, counts_people, duration_extreme,
-    first_to_last, meal_time, occurrence_words,
+    first_to_last, marks_present, meal_time, occurrence_words,
     asks_whereabouts, modifier_words, moved_thing, noun_lemmas, placing_clause, question_actor, question_intent, recording_part, recording_stretch,
     recording_words, relative_day, time_position, what_was_said,
 )
@@ -351,6 +354,8 @@ UNRELATED = 0.3
 """An option's support from an item that holds none of the question's content words found in
 the evidence, as a share of what the item's rank gives it: a well-ranked window of the same
 rooms says little of where the thing asked about went."""
+_PRESENT = frozenset({"now", "currently", "presently", "moment", "present"})
+"""Cue words of the present: "where is the umbrella now?" asks for the latest occasion itself."""
 STATED_REACH = 2
 """How many words before the counted thing's word a number said of it may stand ("four power
 banks")."""
@@ -943,7 +948,8 @@ class OptionScorer:
         return _Timing(periods, day is not None, on_day, times, stretches, holds, in_part, inside, fits & in_part & inside, None)
 
     def _weights(
-        self, question: str, evidence: Sequence[Evidence], about: np.ndarray, whole: np.ndarray, timing: _Timing
+        self, question: str, evidence: Sequence[Evidence], about: np.ndarray, whole: np.ndarray, timing: _Timing,
+        now: float | None = None,
     ) -> np.ndarray:
         """Per item, its rank within its memory reweighed by the question's cues (module
         docstring, `timing`); `about`: the items about the question, `whole`: those that hold
@@ -973,6 +979,13 @@ class OptionScorer:
             # the hour, not the first day; that of a habit that changed is about the days
             clock = (lambda t: t % DAY) if periods and not position.change else (lambda t: t)
             order = sorted(relevant, key=lambda i: (-clock(evidence[i].t_end) if latest else clock(evidence[i].t_start), i))
+            if latest and position.nth == 1 and now is not None and marks_present(question) \
+                    and position.words - _PRESENT:
+                # "Now that I'm on the sofa, what did I do the last time I sat on it?": the
+                # occasion in progress when the question is asked is not the last time before it
+                occasions = _occasions(order, evidence)
+                if len(occasions) > 1 and max(evidence[i].t_end for i in occasions[0]) > now - PRESENT_S:
+                    order = [i for occasion in occasions[1:] for i in occasion] + occasions[0]
             weight *= OFF_CUE
             if position.nth == 1:
                 for rank, i in enumerate(order):
@@ -1045,7 +1058,7 @@ class OptionScorer:
         # an item that holds the happening is about it, whether or not it names what picks out its thing
         about = ((item_cover >= min(0.5, best)) & (item_cover > 0)) | (core_cover >= 1.0) if asked \
             else np.ones(len(evidence), bool)
-        weight = self._weights(question, evidence, about, core_cover >= 1.0, timing)
+        weight = self._weights(question, evidence, about, core_cover >= 1.0, timing, now)
         if beside is not None:
             weight = np.where(beside > 0, beside, np.where(beside < 0, 0.0, weight * OFF_CUE))
         share = np.array([_share(asked, s.words, item_words[s.item]) for s in sentences])
