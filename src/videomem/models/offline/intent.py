@@ -46,10 +46,13 @@ _PERSON_NOUNS = frozenset(
      "speaker", "roommate", "housemate", "neighbour", "neighbor", "child", "kid", "adult", "individual"}
 )
 _EARLIEST_WORDS = frozenset({"first", "firstly", "earliest", "initially", "initial", "originally", "original", "soonest"})
+_PRESENT_ADVERBS = frozenset({"now", "currently", "presently"})
+"""Adverbs of the present: the latest occurrence ("where is it now?"), or said of what goes on
+as the question is asked (`marks_present`)."""
 _LATEST_WORDS = frozenset(
     {"last", "lastly", "latest", "final", "finally", "recent", "recently", "lately", "newest", "eventually",
-     "ultimately", "now", "currently", "current", "presently", "nowadays"}
-)
+     "ultimately", "current", "nowadays"}
+) | _PRESENT_ADVERBS
 _STOP_VERBS = frozenset({"stop", "quit"})
 """Verbs whose gerund names an old habit ("what did I stop eating?")."""
 _CHANGE_VERBS = frozenset({"switch", "change", "replace", "swap"})
@@ -68,6 +71,9 @@ _START_VERBS = frozenset({"begin", "start"})
 _SEQUENCE_WORDS = frozenset({"order", "sequence", "succession"})
 _NOW_NOUNS = frozenset({"moment", "present"})
 """Nouns of "at the moment", "at present": now, the latest occurrence."""
+PRESENT_CUES = _PRESENT_ADVERBS | _NOW_NOUNS
+"""`TimePosition.words` that name the present itself: "where is the umbrella now?" asks for the
+latest occurrence, not for the one before the occasion in progress."""
 _A_WHILE = frozenset({"while", "moment", "bit", "second", "seconds", "minute", "minutes"})
 """Nouns of a short, unmeasured time back ("a little while ago", "a minute ago", "a few minutes
 ago"): the latest occurrence, as "just now" is; not "an hour ago" (a place in time), "two
@@ -833,7 +839,7 @@ def marks_present(question: str) -> bool:
     "presently", "at the moment" or "this time" said in it."""
     for token in _parse(question):
         word = token.lower_
-        if word in ("now", "currently", "presently") and not (token.i > 0 and token.nbor(-1).lower_ == "just"):
+        if word in _PRESENT_ADVERBS and not (token.i > 0 and token.nbor(-1).lower_ == "just"):
             return True  # "just now" is a moment ago
         if word == "time" and any(c.lower_ == "this" for c in token.children):
             return True

@@ -282,7 +282,7 @@ from videomem.models.offline.daytime import (
     without_named_days,
 )
 from videomem.models.offline.intent import (
-    PART_WORDS, SPEECH_CUES, End, Extreme, Relation, TimePosition, absent_words, adverb_places, asks_about_speech, asks_every_day,
+    PART_WORDS, PRESENT_CUES, SPEECH_CUES, End, Extreme, Relation, TimePosition, absent_words, adverb_places, asks_about_speech, asks_every_day,
     asks_later,
     asks_negated, frequency_extreme,
     asks_sequence, asks_summary, between_phrases, counted_thing, counted_unit, counts_into, counts_people, duration_extreme,
@@ -354,8 +354,6 @@ UNRELATED = 0.3
 """An option's support from an item that holds none of the question's content words found in
 the evidence, as a share of what the item's rank gives it: a well-ranked window of the same
 rooms says little of where the thing asked about went."""
-_PRESENT = frozenset({"now", "currently", "presently", "moment", "present"})
-"""Cue words of the present: "where is the umbrella now?" asks for the latest occasion itself."""
 STATED_REACH = 2
 """How many words before the counted thing's word a number said of it may stand ("four power
 banks")."""
@@ -980,7 +978,7 @@ class OptionScorer:
             clock = (lambda t: t % DAY) if periods and not position.change else (lambda t: t)
             order = sorted(relevant, key=lambda i: (-clock(evidence[i].t_end) if latest else clock(evidence[i].t_start), i))
             if latest and position.nth == 1 and now is not None and marks_present(question) \
-                    and position.words - _PRESENT:
+                    and position.words - PRESENT_CUES:
                 # "Now that I'm on the sofa, what did I do the last time I sat on it?": the
                 # occasion in progress when the question is asked is not the last time before it
                 occasions = _occasions(order, evidence)
