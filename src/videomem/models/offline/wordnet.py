@@ -15,6 +15,7 @@ import os
 import shutil
 import tempfile
 import threading
+import warnings
 from functools import lru_cache
 from pathlib import Path
 
@@ -69,15 +70,22 @@ def _main_sense(word: str):  # noqa: ANN202 - nltk Synset | None
 @lru_cache(maxsize=1)
 def _reader():  # noqa: ANN202 - nltk WordNetCorpusReader
     import nltk
+    from nltk.corpus.reader.wordnet import WordNetCorpusReader
 
-    data = str(_nltk_data())
+    class Reader(WordNetCorpusReader):
+        def map_wn(self, version: str = "wordnet") -> None:
+            """No map of this WordNet onto NLTK's "wordnet" corpus: NLTK computes it at every
+            load (here, of WordNet 3.0 onto itself: half the load's time) for the multilingual
+            functions, which read no other language here."""
+            return None
+
+    base = _nltk_data()
     with _lock:
-        if data not in nltk.data.path:
-            nltk.data.path.append(data)
-        from nltk.corpus import wordnet
-
-        wordnet.ensure_loaded()
-    return wordnet
+        if str(base) not in nltk.data.path:
+            nltk.data.path.append(str(base))  # NLTK reads only below the folders it lists
+        with warnings.catch_warnings():  # that no other language is read is the point
+            warnings.filterwarnings("ignore", message="The multilingual functions are not available")
+            return Reader(str(base / "corpora" / "wordnet"), omw_reader=None)
 
 
 def _nltk_data() -> Path:
