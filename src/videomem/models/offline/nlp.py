@@ -81,7 +81,10 @@ _PREPOSITIONS = frozenset({"alongside", "amid", "amidst", "despite", "till", "un
 "with Bob"); place prepositions are the scorer's own concern (`scoring.PLACE_WORDS`)."""
 
 
+@lru_cache(maxsize=1)
 def stopwords() -> frozenset[str]:
+    """spaCy's English stopwords and `_PREPOSITIONS`, built once per process: every distinct
+    evidence word's forms (`_forms_of`) and the planner's items ask for them."""
     from spacy.lang.en.stop_words import STOP_WORDS
 
     return frozenset(STOP_WORDS) | _PREPOSITIONS
