@@ -340,7 +340,7 @@ def test_how_long_something_lasted_is_read_from_the_cited_interval(language: Off
     ]
     options = ["Under a minute", "About five minutes", "Nearly an hour", "A day and a half"]
     assert language.answer("For what stretch of time did the kettle keep boiling?", options, evidence).choice == "B"
-    from videomem.models.offline.scoring import option_seconds
+    from videomem.models.offline.options import option_seconds
 
     said = ("half an hour", "a day and a half", "2 hours 10 minutes", "two and a half hours", "the red box")
     assert [option_seconds(o) for o in said] == [1800, 1.5 * 86400, 7800, 9000, None]

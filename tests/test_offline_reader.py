@@ -10,11 +10,12 @@ import pytest
 
 from memory_stores import offline_models
 from videomem.evidence import Count, Evidence, Span, Speech
+from videomem.models.offline.clocks import question_stretches
 from videomem.models.offline.daytime import question_window, relative_window, spoken_clocks
 from videomem.models.offline.position import recording_window
 from videomem.models.offline.language import OfflineLanguage
 from videomem.models.offline.nlp import forms, places_of, root
-from videomem.models.offline.scoring import SEMANTIC_WEIGHT, question_stretches
+from videomem.models.offline.scoring import SEMANTIC_WEIGHT
 
 
 @pytest.fixture(scope="module")

@@ -114,10 +114,10 @@ def test_ranges_inside_a_text_are_read_as_parse_range_reads_them() -> None:
 def test_the_offline_models_read_ranges_typed_or_with_the_timeline() -> None:
     from videomem.evidence import Evidence
     from videomem.models.offline.planner import first_range
-    from videomem.models.offline.scoring import _option_range
+    from videomem.models.offline.options import option_range
 
     point, backwards, found = (Evidence(t0, t1, "x", "events", 1.0, "v") for t0, t1 in ((5, 5), (720, 600), (DAY + 39600, DAY + 39720)))
     assert first_range([point, backwards, found]) == (DAY + 39600.0, DAY + 39720.0)
-    assert _option_range("DAY2 11:00 - 11:30") == parse_range("DAY2 11:00 - 11:30")
-    assert _option_range("90 to 120") == (90.0, 120.0), "any form parse_range reads, clock or seconds"
-    assert _option_range("12:00 - 11:00") is None and _option_range("the red box") is None
+    assert option_range("DAY2 11:00 - 11:30") == parse_range("DAY2 11:00 - 11:30")
+    assert option_range("90 to 120") == (90.0, 120.0), "any form parse_range reads, clock or seconds"
+    assert option_range("12:00 - 11:00") is None and option_range("the red box") is None

@@ -154,7 +154,7 @@ def closeness(moment: float, window: tuple[float, float], scale: float = 3600.0)
 def spoken_clocks(question: str) -> list[tuple[tuple[int, int], list[float]]]:
     """Each time of day the question says in words (`_SPOKEN`): its span in the question and the
     seconds after midnight it may be. An hour without "am" or "pm" is either ("a quarter past
-    three": 03:15 or 15:15); which one, the evidence decides (`scoring.question_times`)."""
+    three": 03:15 or 15:15); which one, the evidence decides (`clocks.question_times`)."""
     out = []
     for match in _SPOKEN.finditer(question):
         said = [g for g in match.groups() if g is not None]

@@ -91,6 +91,8 @@ def stopwords() -> frozenset[str]:
 
 
 _WORD = re.compile(r"[a-z0-9]+")
+NEGATION = re.compile(r"\b(?:no|not|never|nobody|nothing|none|neither|nor|no one)\b|n't\b", re.IGNORECASE)
+"""A sentence that says a happening did not happen, or that no one was there."""
 FIRST_PERSON = frozenset({"i", "me", "my", "myself", "mine"})
 """The wearer of an egocentric camera, as captions written in the first person name them."""
 NUMBERS = {

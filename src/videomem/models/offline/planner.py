@@ -65,7 +65,8 @@ from videomem.models.tasks.agent import AgentState, RetrievalDecision, Retrieval
 from videomem.models.offline.daytime import anchored_day, question_window
 from videomem.models.offline.intent import placing_clause, question_intent
 from videomem.models.offline.nlp import forms, lemmas, stopwords, words
-from videomem.models.offline.scoring import SPECIFIC_S, names_colour, question_stretches, question_times
+from videomem.models.offline.clocks import question_stretches, question_times
+from videomem.models.offline.scoring import SPECIFIC_S, names_colour
 from videomem.timeline import DAY, TimeText
 
 RETRIEVAL, RAG, QA, FINISH = "video.retrieval", "video.rag", "video.qa", "finish"
@@ -84,7 +85,7 @@ QUANTITY_INTENTS = frozenset({"count", "duration", "when"})
 
 def asked_by(question: str, evidence: Sequence[Evidence] = ()) -> float | None:
     """The latest moment a question is about, when it names a day of the recording
-    (`daytime.question_window`) or a stretch of it (`scoring.question_stretches`): where
+    (`daytime.question_window`) or a stretch of it (`clocks.question_stretches`): where
     something was at a clock time of that day (intent `state`: "where were the keys at 10:00 on
     the first day?") is what was recorded by then, what happened in a stretch ("between minute
     21 and minute 26", "from 2 pm to 4 pm on the second day") what was recorded by its end,

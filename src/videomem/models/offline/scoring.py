@@ -47,12 +47,12 @@ used?"):
 * a clock time ("at 12:35", "DAY2 11:09:42"; on a named day, "at 10:00" is that day's hour;
   without one, a place in the recording, "at 04:10", unless no evidence lies within an hour of
   that place and some lies near the time of day it reads as: then that time on each such day,
-  `of_day`, the last by the query time when there is one; a time of day said in words, "a
+  `clocks.of_day`, the last by the query time when there is one; a time of day said in words, "a
   quarter past three", "7 pm" (`daytime.spoken_clocks`), is a time of day only, 5 minutes
   either side (`daytime.APPROXIMATE_S`); two times of day, in digits or in words ("2 pm",
   "noon"), joined by "and", "to", "until" or a dash name the stretch between them, and one said
   to run on ("from 6 p.m. on", "since 4 pm") the stretch to its day's end,
-  `question_stretches`): items whose range holds it (overlaps the stretch by more than a
+  `clocks.question_stretches`): items whose range holds it (overlaps the stretch by more than a
   second) keep their weight, ranked among the items that hold it, and count in full up to the
   stretch's length or the shortest holding item's, whichever is longer; others × 0.3 — except for where something is
   (intent `state`: "where were the scissors at noon?"), which is where it was last put by then:
@@ -164,10 +164,10 @@ reads typed evidence fields, never a memory's prose:
   well the midpoint of an interval about the question (as for amounts of time below) falls in
   the stretch of time it names (`daytime.closeness`), times the item's weight, best item first.
   Among such options an amount of time ago ("half a day ago") names the stretch a quarter of
-  the amount either side of its moment (`ago_window`).
+  the amount either side of its moment (`options.ago_window`).
 * Options that name days by number ("DAY2", "the second day") or a clock time on one ("around
   12:30 on DAY3"), with at most one saying it did not happen or happened every day
-  (`_option_days`): as above, and "did not happen" wins where nothing about it is found;
+  (`options.option_days`): as above, and "did not happen" wins where nothing about it is found;
   asked where it did not happen (`intent.asks_negated`), the day with least about it
   (`_which_day`).
 * Which happening came most or least often (`intent.frequency_extreme`): each option by the
@@ -214,7 +214,7 @@ reads typed evidence fields, never a memory's prose:
   that is not a count: each scores how well the midpoint of a run of evidence about the
   question (`_runs`, below) falls in its place (`daytime.closeness`, distances in units of the
   options' spacing), times the run's weight, best run first. Bare clocks ("around 10:30") that no evidence lies near as places in
-  the recording, but near as times of day (`of_day`), are compared on the clock of the day.
+  the recording, but near as times of day (`clocks.of_day`), are compared on the clock of the day.
 * Bare numbers where the question counts days ("on how many days did I go jogging?",
   `intent.counted_unit`): the days on which items holding the whole happening (`_Read.core`)
   and spanning less than a day were recorded (`_days_recorded`).
@@ -265,21 +265,19 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Sequence, Set as AbstractSet
+from collections.abc import Iterable, Iterator, Sequence, Set as AbstractSet
 from dataclasses import dataclass, replace
-from typing import TypeVar
 
 import numpy as np
 
 from videomem.choice import strip_label
 from videomem.core import unit_rows
-from videomem.errors import TimeFormatError
 from videomem.evidence import Evidence, Span
 from videomem.models.engines import TextEmbedder
+from videomem.models.offline.clocks import CLOCK, last_before, of_day, question_stretches, question_times, unspoken
 from videomem.models.offline.colours import PALETTE
 from videomem.models.offline.daytime import (
     APPROXIMATE_S, MEALS, PERIODS, anchored_day, closeness, question_window, relative_window, spoken_clocks,
-    without_named_days,
 )
 from videomem.models.offline.intent import (
     PART_WORDS, PRESENT_CUES, SPEECH_CUES, End, Extreme, Relation, TimePosition, absent_words, adverb_places, asks_about_speech, asks_every_day,
@@ -291,12 +289,13 @@ from videomem.models.offline.intent import (
     recording_words, relative_day, time_position, what_was_said,
 )
 from videomem.models.offline.nlp import (
-    FIRST_PERSON, NUMBER, NUMBERS, WEARER, clause_subjects, forms, lemmas, number_value, person_names, places_of, quoted_spans,
+    FIRST_PERSON, NEGATION, NUMBERS, WEARER, clause_subjects, forms, lemmas, person_names, places_of, quoted_spans,
     root,
     split_sentences, squash, stopwords, THIRD_PERSON, unit_seconds, word_forms, words,
 )
+from videomem.models.offline.options import ago_window, option_days, option_number, option_range, option_seconds
 from videomem.models.offline.position import recording_window
-from videomem.timeline import DAY, clock_of, format_clock, format_day, parse_range, parse_time
+from videomem.timeline import DAY, clock_of, format_clock, format_day
 from videomem.video.transcripts import transcript_text
 
 COLOUR_WORDS = frozenset({"colour", "color"})
@@ -315,12 +314,6 @@ in as many words, so an option's words turn up in it by chance the more often th
 PRESENT_S = 1800.0
 """Seconds before the query time that are still the present occasion, for options that name a
 part of a day ("this morning", "last night"), hours long each."""
-AGO_SPREAD = 0.25
-"""How far either side of its moment an amount of time ago reaches, as a share of the amount,
-where it is read as a stretch of time beside options that name days."""
-CLOCK_REACH = 3600.0
-"""Seconds from the evidence within which a clock time may fall on the reading (a place in the
-recording or a time of day) that it is read as (`of_day`)."""
 TOUCH = 1.0
 """Seconds between two moments or intervals within which they are one (clips abut, give or take)."""
 BEST_SENTENCE_CHUNK = 16
@@ -368,165 +361,15 @@ _ARTICLE = re.compile(r"^\s*(?:a|an|the)\s+", re.IGNORECASE)
 """An option's leading article, no part of its whole-option match."""
 _WE = frozenset({"we", "us", "our", "ours", "ourselves"})
 """Words by which a question counts the camera's wearer among those it asks about."""
-_NEGATION = re.compile(r"\b(?:no|not|never|nobody|nothing|none|neither|nor|no one)\b|n't\b", re.IGNORECASE)
-"""A sentence that says a happening did not happen, or that no one was there."""
-_NONE_WORDS = frozenset({"never", "none", "zero", "not"})
-_EVERY = frozenset({"every", "each", "all"})
-"""Words of an option that says something happened on every day."""
-"""Words of an option that says a count is nought ("Never", "None", "Not at all")."""
 _CUES = frozenset(PERIODS) | {"late", "early", "many", "time", "total"}
 """Words that steer weighting or counting, not content to look for ('latest' lemmatises to 'late');
 the words that ask for an end of the timeline (`time_position`) are dropped per question."""
-_AMOUNT = re.compile(
-    r"\b(half an?|an?|" + NUMBER + r")(\s+and\s+a\s+half)?\s+"
-    r"(seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?)\b(\s+and\s+a\s+half)?",
-    re.IGNORECASE,
-)
-_WHOLE = re.compile(r"\b(?:all|(?:the|a)\s+whole|(?:the|an)\s+entire)\s+(minute|hour|day|week)\b", re.IGNORECASE)
-"""An amount of time said as one whole unit ("all day", "the whole hour")."""
-_CLOCK = re.compile(r"\b(?:DAY\d+[ _])?\d{1,2}:\d{2}(?::\d{2})?\b", re.IGNORECASE)
-_JOIN = re.compile(r"\s*(?:-|\u2013|\u2014|and|to|until|till|through)\s*", re.IGNORECASE)
-_NOON = re.compile(r"\b(?:noon|midday|midnight)\b", re.IGNORECASE)
-_FROM = re.compile(r"\bfrom\s+(?:just\s+)?$", re.IGNORECASE)
-_ON = re.compile(r"\s+(?:on|onwards?)\b", re.IGNORECASE)
-_SINCE = re.compile(r"\bsince\s+(?:just\s+)?$", re.IGNORECASE)
-_PLACES_JOINED = re.compile(r"\b(?:between|from)\s+(.+?)\s+(?:and|to|until|till|through)\s+(.+?)(?=\s*[,?.!;]|$)",
-                            re.IGNORECASE)
-"""What joins two clock times into the stretch between them ("12:00 and 15:00", "9:30-11:00")."""
 
 
 def names_colour(words: Iterable[str]) -> bool:
     """Whether the words are a colour and nothing else ("blue", "dark blue")."""
     said = set(words)
     return bool(said & COLOURS) and said <= COLOURS | SHADES
-
-
-def question_times(question: str, day: tuple[float, float] | None = None, evidence: Sequence[Evidence] = ()) -> list[float]:
-    """Clock times written in a question ('What happens at 12:35?'), as corpus seconds. On a day
-    the question names (`day`, `daytime.question_window`) a time without a day is on that day,
-    and one of two parts is hours and minutes ('at 10:00 on the second day'), not a video's
-    minutes and seconds. Without a named day a time is a place in the recording ('at 04:10'),
-    unless no `evidence` lies near that place and some lies near the time of day it reads as
-    (`of_day`): then it is that time on each day the evidence is near it ('at 11:01' in a day's
-    footage that starts at 08:00). A time of day said in words ("a quarter past three", "4 pm",
-    `daytime.spoken_clocks`) is a time of day only, on the named day or on each day the
-    evidence is near it. A place in the recording said in words ("at the 23-minute mark",
-    "around minute 20", `position.recording_window`) is the middle of the stretch it names."""
-    out = []
-    spoken = spoken_clocks(question)
-    for match in _CLOCK.finditer(question):
-        if any(a < match.end() and match.start() < b for (a, b), _ in spoken):
-            continue  # "10:30 a.m.": read as said, below
-        text = match.group()
-        parts = text.split(":")
-        if day is not None and len(parts) == 2 and parts[0].isdigit():
-            text = f"{text}:00"
-        try:
-            t = parse_time(text.replace("_", " "))
-        except TimeFormatError:
-            continue
-        if day is not None:
-            out.append(t + day[0] // DAY * DAY if t < DAY else t)
-            continue
-        days = of_day(text, [t], evidence)
-        out.extend(days or [t])
-    for _, hours in spoken:
-        out.extend(_of_hours(hours, day, evidence))
-    if not out and day is None and (place := recording_window(question)) is not None:
-        out.append((place[0] + place[1]) / 2)  # "at the 23-minute mark", "around minute 20"
-    return out
-
-
-def question_stretches(question: str, day: tuple[float, float] | None = None,
-                        evidence: Sequence[Evidence] = ()) -> list[tuple[float, float]]:
-    """The stretches between two times of day the question joins ("between 12:00 and 15:00",
-    "from 9:30 to 11:00", "12:00-15:00", "between 2 pm and 4 pm", "noon to 5 p.m."), each read as
-    `question_times` reads it ("noon" and "midnight" as 12:00 and 0:00); a start read on several
-    days pairs with the first end after it. A time the stretch runs on from ("from 6 p.m. on",
-    "from 10:00 onwards", "since 4 pm") runs to the end of its day. Or between two places in
-    the recording said in words ("between minute 10 and minute 20", "from the 5-minute mark to
-    the 8-minute mark"), from the middle of one to the middle of the other."""
-    mentions = _clock_mentions(question, day, evidence)
-    out = []
-    for (_, a_end, starts), (b_start, _, ends) in zip(mentions, mentions[1:]):
-        if not _JOIN.fullmatch(question[a_end:b_start]):
-            continue
-        for start in starts:
-            after = [t for t in ends if t > start]
-            if after:
-                out.append((start, min(after)))
-    for a_start, a_end, starts in mentions:
-        if (_FROM.search(question[:a_start]) and _ON.match(question[a_end:])) or _SINCE.search(question[:a_start]):
-            out += [(start, (start // DAY + 1) * DAY) for start in starts if not any(s == start for s, _ in out)]
-    if not out and day is None and (joined := _PLACES_JOINED.search(question)) is not None:
-        first, last = recording_window(joined.group(1)), recording_window(joined.group(2))
-        if first is not None and last is not None and sum(first) < sum(last):
-            out.append((sum(first) / 2, sum(last) / 2))
-    return out
-
-
-def _clock_mentions(question: str, day: tuple[float, float] | None,
-                    evidence: Sequence[Evidence]) -> list[tuple[int, int, list[float]]]:
-    """Each time of day the question names, in order: (where it starts and ends in the question,
-    the corpus seconds it may be), digits ("10:30"), words ("a quarter past three", "4 pm") or
-    "noon" / "midnight"."""
-    spoken = spoken_clocks(question)
-    out = [(m.start(), m.end(), question_times(m.group(), day, evidence)) for m in _CLOCK.finditer(question)
-           if not any(a < m.end() and m.start() < b for (a, b), _ in spoken)]
-    named = [((m.start(), m.end()), [0.0 if m.group().lower() == "midnight" else 12 * 3600.0])
-             for m in _NOON.finditer(question)]
-    for (a, b), hours in [*spoken, *named]:
-        out.append((a, b, _of_hours(hours, day, evidence)))
-    return sorted((a, b, times) for a, b, times in out if times)
-
-
-def _of_hours(hours: Sequence[float], day: tuple[float, float] | None, evidence: Sequence[Evidence]) -> list[float]:
-    """Times of day (seconds after midnight) as corpus seconds: on the day the question names,
-    else on each day the evidence is near them (`_on_days`)."""
-    return [day[0] // DAY * DAY + h for h in hours] if day is not None else [t for h in hours for t in _on_days(h, evidence)]
-
-
-_T = TypeVar("_T")
-
-
-def _last_before(values: list[_T], now: float, start: Callable[[_T], float]) -> list[_T]:
-    """Of the values that start at one time of day on several days, the last that starts by
-    `now` (all of them when none does)."""
-    out = []
-    for hour in dict.fromkeys(start(v) % DAY for v in values):
-        same = [v for v in values if start(v) % DAY == hour]
-        past = [v for v in same if start(v) <= now]
-        out.extend([max(past, key=start)] if past else same)
-    return out
-
-
-def _unspoken(question: str) -> str:
-    """The question without the times of day it says in words ("a quarter past three") and
-    the days it names by number (`without_named_days`)."""
-    for (a, b), _ in reversed(spoken_clocks(question)):
-        question = question[:a] + " " + question[b:]
-    return without_named_days(question)
-
-
-def of_day(clock: str, places: Sequence[float], evidence: Sequence[Evidence]) -> list[float]:
-    """Where a bare clock ('10:30', '14:05:10') read as a time of day (two parts: hours and
-    minutes) falls on each day that some evidence lies within `CLOCK_REACH` of it, when no
-    evidence lies that near any of `places` (the clocks read as places in the recording: a
-    video's '10:30' is 10 min 30 s in); [] otherwise, and for a clock with a day."""
-    parts = clock.strip().split(":")
-    if not evidence or not all(p.isdigit() for p in parts) or len(parts) not in (2, 3):
-        return []
-    if any(_near(t, evidence) for t in places):
-        return []
-    hours = int(parts[0]) * 3600 + int(parts[1]) * 60 + (int(parts[2]) if len(parts) == 3 else 0)
-    return _on_days(hours, evidence) if hours < DAY else []
-
-
-def _on_days(hours: float, evidence: Sequence[Evidence]) -> list[float]:
-    """A time of day (seconds after midnight) on each day that some evidence lies within
-    `CLOCK_REACH` of it."""
-    days = sorted({int(e.t_start // DAY) for e in evidence} | {int(e.t_end // DAY) for e in evidence})
-    return [d * DAY + hours for d in days if _near(d * DAY + hours, evidence)]
 
 
 def _days_recorded(read: _Read, evidence: Sequence[Evidence]) -> int:
@@ -554,7 +397,7 @@ def _claimed(read: _Read) -> bool:
     for i, said in enumerate(read.item_words):
         if not (read.claim <= said and read.fits[i] and (read.beside is None or read.beside[i] > 0)):
             continue
-        if not any(_NEGATION.search(s.text) for s in read.sentences if s.item == i and s.words & read.claim):
+        if not any(NEGATION.search(s.text) for s in read.sentences if s.item == i and s.words & read.claim):
             return True
     return False
 
@@ -675,77 +518,9 @@ def _holds(item: Evidence, start: float, end: float) -> bool:
     return min(item.t_end, end) - max(item.t_start, start) > TOUCH
 
 
-def _near(t: float, evidence: Sequence[Evidence]) -> bool:
-    return any(e.t_start - CLOCK_REACH <= t <= e.t_end + CLOCK_REACH for e in evidence)
-
-
-def _option_range(option: str) -> tuple[float, float] | None:
-    """An option that is a time range in any form the timeline reads ("11:00 - 11:30", "DAY2
-    11:00 to 11:30", "600-720"), else None. A count question's "2-3" is a count: the caller
-    does not ask then."""
-    try:
-        span = parse_range(option)
-    except TimeFormatError:
-        return None
-    return span if span is not None and span[1] > span[0] else None
-
-
-def option_seconds(option: str) -> float | None:
-    """The amount of time an option names ("2 hours 10 minutes", "half an hour", "a day and a
-    half"), in seconds; None when it names none."""
-    if (whole := _WHOLE.search(option)) is not None:  # "all day", "the whole hour"
-        return unit_seconds(whole.group(1).lower())
-    total, found = 0.0, False
-    for amount, half_before, unit, half in _AMOUNT.findall(option.lower()):
-        half = half or half_before  # "two and a half hours", "an hour and a half"
-        value = 0.5 if amount.startswith("half") else 1.0 if amount in ("a", "an") else number_value(amount)
-        total += (value + (0.5 if half else 0.0)) * unit_seconds(unit)
-        found = True
-    return total if found and total > 0 else None
-
-
-def ago_window(option: str, now: float) -> tuple[float, float] | None:
-    """The stretch of the timeline an amount of time ago names ("half a day ago", "2 days 3
-    hours ago"): `AGO_SPREAD` of the amount either side of its moment, so that it can be weighed
-    with options that name days ("yesterday", "three days ago"). None for any other option."""
-    amount = option_seconds(option)
-    if amount is None or "ago" not in words(option):
-        return None
-    return now - amount * (1 + AGO_SPREAD), now - amount * (1 - AGO_SPREAD)
-
-
-def _option_days(options: Sequence[str], now: float | None) -> list[tuple[float, float] | str] | None:
-    """Per option, the day it names ("DAY2", "the second day"; "yesterday" or "two days ago"
-    where the query time `now` is known), or its clock time on that day, `APPROXIMATE_S` either
-    side ("around 12:30 on DAY3"), or "every" for one that says every day ("I watered them every
-    day") and "never" for one that says it did not happen ("He has not come yet"): when at least
-    two options name a day and every other option is one of those two."""
-    out: list[tuple[float, float] | str] = []
-    for option in options:
-        said = set(words(option))
-        window = question_window(option) or (
-            (relative_window(option, now) or ago_window(option, now)) if now is not None else None)
-        if (clock := _CLOCK.search(option)) is not None:
-            if window is None or clock.group().upper().startswith("DAY"):
-                return None
-            hours, minutes = (int(part) for part in clock.group().split(":")[:2])
-            # "2:30 pm" as `spoken_clocks` reads it; a bare "14:30" as written
-            said = [h for (a, b), h in spoken_clocks(option) if a < clock.end() and clock.start() < b]
-            at = window[0] + (said[0][0] if said else hours * 3600 + minutes * 60)
-            window = (at - APPROXIMATE_S, at + APPROXIMATE_S)
-        if window is not None:
-            out.append(window)
-        elif said & _EVERY and said & {"day", "days"}:
-            out.append("every")
-        elif _NEGATION.search(option) or _option_number(option) == 0:
-            out.append("never")
-        else:
-            return None
-    return out if sum(not isinstance(d, str) for d in out) >= 2 else None
-
 
 def _which_day(days: Sequence[tuple[float, float] | str], on: np.ndarray, negated: bool) -> np.ndarray:
-    """Per option of `_option_days`, given how well the evidence about the question lies on
+    """Per option of `options.option_days`, given how well the evidence about the question lies on
     each named day (`on`, in the named days' order): a day by that; "never" where nothing about
     it lies on any; "every" by how well it lies on the day it lies on least, against the day it
     lies on best. Asked where it did not happen (`intent.asks_negated`), a day by how little lies
@@ -762,18 +537,6 @@ def _which_day(days: Sequence[tuple[float, float] | str], on: np.ndarray, negate
         else:
             out.append(1.0 if best == 0 else 0.0)
     return np.array(out)
-
-
-def _option_number(option: str) -> int | None:
-    """The count an option names: its first number ("3", "three times", "twice"), or 0 for an
-    option that says it never happened ("Never", "None", "Not at all")."""
-    said = re.findall(r"[a-z0-9]+", option.lower())
-    for word in said:
-        if word.isdigit():
-            return int(word)
-        if word in NUMBERS:
-            return NUMBERS[word]
-    return 0 if set(said) & _NONE_WORDS else None
 
 
 @dataclass(frozen=True)
@@ -887,7 +650,7 @@ class OptionScorer:
         position = time_position(question)
         cues = _CUES | (position.words if position else frozenset()) | recording_words(question) \
             | (PART_WORDS if recording_part(question) else frozenset()) | occurrence_words(question)
-        untimed = _CLOCK.sub(" ", _unspoken(question))  # a clock time is a cue: "17" and "00" are no content
+        untimed = CLOCK.sub(" ", unspoken(question))  # a clock time is a cue: "17" and "00" are no content
         nouns = noun_lemmas(question)
         places = PLACE_WORDS - adverb_places(question)
         return {_held(w, found, nouns) for w in self._content(untimed) if w not in cues and w not in places}
@@ -910,8 +673,8 @@ class OptionScorer:
         if day is None and now is not None:
             # a time of day read on several days is the last before the question ("what was I
             # doing at 10:30?" asked at 15:00 is this morning's)
-            times = _last_before(times, now, lambda t: t)
-            stretches = _last_before(stretches, now, lambda s: s[0])
+            times = last_before(times, now, lambda t: t)
+            stretches = last_before(stretches, now, lambda s: s[0])
         approximate = {t for _, hours in spoken_clocks(question) for t in times if t % DAY in hours}
         on_day = np.ones(len(evidence), bool)
         if day is not None:
@@ -1091,10 +854,10 @@ class OptionScorer:
             share = sum(_held(w, held, nouns) in held for w in wanted) / max(len(wanted), 1)
             lexical[k] = (UNHELD + (1.0 - UNHELD) * share) * sum(
                 w * v for w, v in zip(AGREEMENT, sorted(best.values(), reverse=True)))
-        ranges = [_option_range(o) for o in options]
+        ranges = [option_range(o) for o in options]
         amounts = [option_seconds(o) for o in options]
         unit = counted_unit(question)
-        numbers = [_option_number(o) for o in options]
+        numbers = [option_number(o) for o in options]
         places = [recording_window(o) for o in options]
         if unit is not None and None not in numbers and counts_into(question):  # "how many minutes into the video?"
             places = [recording_window(f"{n} {unit}s into the video") for n in numbers]
@@ -1115,7 +878,7 @@ class OptionScorer:
             lexical = np.array([self._overlap(r, evidence, read.weight * read.cover) for r in ranges])
         elif intent != "count" and all(places):
             runs = _runs(evidence, read.weight * _most_about(read), read.core)
-            clocks = [_CLOCK.search(o) for o in options]
+            clocks = [CLOCK.search(o) for o in options]
             hours = [of_day(c.group(), [a for a, _ in places], evidence) if c else [] for c in clocks]  # type: ignore[misc]
             if all(hours):  # times of day ("around 10:30" in a day's footage): compared on the clock
                 places = [(h[0] % DAY, h[0] % DAY) for h in hours]
@@ -1131,7 +894,7 @@ class OptionScorer:
         elif all(amounts) and (now is not None or not relative):
             runs = _runs(evidence, read.weight * _most_about(read), read.core)
             lexical = self._elapsed(amounts, runs, now if relative else None)  # type: ignore[arg-type]
-        elif intent != "count" and (days := _option_days(options, now)) is not None:
+        elif intent != "count" and (days := option_days(options, now)) is not None:
             on = self._dated([d for d in days if not isinstance(d, str)], evidence, read.weight * _most_about(read),
                              read.core, now if now is not None else float("inf"))
             lexical = _which_day(days, on, asks_negated(question))
