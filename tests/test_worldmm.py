@@ -335,6 +335,35 @@ def test_a_day_named_by_what_happened_on_it_gets_one_more_episodic_round_up_to_i
     assert choose_memory(_state("Who came round in the afternoon?", ["episodic", "semantic", "visual"], plain)).decision == "answer"
 
 
+def test_the_moment_of_the_item_that_holds_the_happening_gets_one_episodic_round_when_it_names_no_option() -> None:
+    """A frame's words say the umbrella was bought, not where; the windows recorded at that
+    moment say the shop. The other items name shops, at other times."""
+    question = "Which shop was I in when I bought the umbrella?"
+    options = ["The bakery", "The pharmacy", "The bookshop"]
+    memories = ["episodic", "semantic", "visual"]
+    umbrella = Evidence(DAY + 600, DAY + 630, "I pay for a blue umbrella at the counter.", "visual", 1.0, "v")
+    shops = [Evidence(DAY + 60 * m, DAY + 60 * m + 30, f"I walk past {o.lower()}.", "episodic", 1.0, "v")
+             for m, o in ((30, options[0]), (40, options[1]), (50, options[2]))]
+    history = [RoundRecord("search", m, question, "", [umbrella] if m == "visual" else shops) for m in memories]
+    decision = choose_memory(RetrievalState(question, options, {m: m for m in memories}, history, 1, 5))
+    assert (decision.decision, decision.memory) == ("search", "episodic")
+    assert parse_range(decision.query) == (DAY + 600, DAY + 630)
+    history.append(RoundRecord("search", "episodic", decision.query, ""))
+    assert choose_memory(RetrievalState(question, options, {m: m for m in memories}, history, 1, 5)).decision == "answer"
+    told = Evidence(DAY + 600, DAY + 630, "I pay for a blue umbrella in the pharmacy.", "visual", 1.0, "v")
+    history = [RoundRecord("search", m, question, "", [told] if m == "visual" else shops) for m in memories]
+    assert choose_memory(RetrievalState(question, options, {m: m for m in memories}, history, 1, 5)).decision == "answer"
+    bare = RetrievalState("How many umbrellas did I buy?", ["1", "2"], {m: m for m in memories},
+                          [RoundRecord("search", m, "q", "", [umbrella]) for m in memories], 1, 5)
+    assert choose_memory(bare).decision == "answer", "a count's options are no content to find beside it"
+    again = "Now that I am buying an umbrella again, which shop was I in when I last bought one?"
+    history = [RoundRecord("search", m, again, "", [umbrella] if m == "visual" else shops) for m in memories]
+    now = RetrievalState(again, options, {m: m for m in memories}, history, 1, 5, until=DAY + 900)
+    assert choose_memory(now).decision == "answer", "the umbrella bought minutes ago is the purchase going on now"
+    later = RetrievalState(again, options, {m: m for m in memories}, history, 1, 5, until=DAY + 7200)
+    assert choose_memory(later).memory == "episodic"
+
+
 def test_option_words_nothing_from_a_named_day_holds_get_one_episodic_round_up_to_its_end() -> None:
     """Both summaries share the chess game; their visitors are nowhere in what the memories
     returned from the second day (Lena's visit on the first day is another day's), so the next

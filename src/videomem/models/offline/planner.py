@@ -45,7 +45,9 @@ happening ("right before the guests left") gets one more episodic round, for the
 once every memory was searched; one placed after a happening ("right after the kettle
 boiled"), right after the first round, that round and then one that asks episodic memory for
 the windows recorded from the end of the happening found on, in time order (`_next_round`):
-what came next is found by its time, not by its words. The reason names
+what came next is found by its time, not by its words. Last, when the best item of at most a
+minute that holds the question's words names no option, one more episodic round asks for the
+windows recorded at its moment (`_moment_round`). The reason names
 the cue, so the trace says why each memory was chosen. Before the kind, the question's intent
 (`intent.py`, read from its parse): a count, an order, a duration or a time sends the first
 round to timeline memory when the profile offers it (arithmetic on intervals answers those);
@@ -62,11 +64,11 @@ from typing import Any
 from videomem.choice import search_text, strip_label
 from videomem.evidence import Evidence
 from videomem.models.tasks.agent import AgentState, RetrievalDecision, RetrievalState, ToolCall
-from videomem.models.offline.daytime import anchored_day, question_window
-from videomem.models.offline.intent import placing_clause, question_intent
-from videomem.models.offline.nlp import forms, lemmas, stopwords, words
 from videomem.models.offline.clocks import question_stretches, question_times
-from videomem.models.offline.scoring import SPECIFIC_S, names_colour
+from videomem.models.offline.daytime import anchored_day, question_window
+from videomem.models.offline.intent import marks_present, placing_clause, question_intent
+from videomem.models.offline.nlp import forms, lemmas, stopwords, words
+from videomem.models.offline.scoring import PRESENT_S, SPECIFIC_S, names_colour
 from videomem.timeline import DAY, TimeText
 
 RETRIEVAL, RAG, QA, FINISH = "video.retrieval", "video.rag", "video.qa", "finish"
@@ -252,7 +254,8 @@ def choose_memory(state: RetrievalState) -> RetrievalDecision:
         rest = [m for m in (*ROUND_ORDER, *state.memories) if m in state.memories and m not in searched
                 and (m != TIMELINE or intent in TIMELINE_INTENTS)]
         if not rest:
-            return _anchored_round(state) or _day_option_round(state) or _placing_round(state) or RetrievalDecision(
+            return _anchored_round(state) or _day_option_round(state) or _placing_round(state) or _moment_round(state) \
+                or RetrievalDecision(
                 decision="answer", reason="Every memory was searched: answer.")
         memory = rest[0]
         reason = f"Search {memory} memory as well, for what the question's kind did not cover."
@@ -353,6 +356,40 @@ def _next_round(state: RetrievalState) -> RetrievalDecision | None:
         decision="search", memory="episodic", query=query, before=by,
         reason=f"The question asks what came after '{placing.text}' ({query.split('-')[0]}): search episodic "
         "memory for the windows recorded from its end on.",
+    )
+
+
+def _moment_round(state: RetrievalState) -> RetrievalDecision | None:
+    """One more episodic search, for the windows recorded at the moment of the best item that
+    holds what the question asks about, when that item holds no option ("in which room was I
+    having pizza?": a frame's words say the pizza but not the room; the window recorded then
+    does). A search by the question's words finds what is like them, anywhere in the recording;
+    what else was true at that moment lies beside it in time. None when the options are
+    quantities or colours, no item of at most a minute holds the question's words, that item
+    holds an option's words, or its moment was asked for. Where the question is asked while
+    the happening goes on again ("now that …"), an item of the last `PRESENT_S` before the query
+    time is no anchor."""
+    if "episodic" not in state.memories or not state.choices or bare_question(state.question, state.choices):
+        return None
+    gathered = _gathered(state)
+    if state.until is not None and marks_present(state.question):
+        # "now that I walk into the alley, what was I doing the last time …": the occasion going
+        # on now is not the one asked about (as the answer step reads it, `scoring.PRESENT_S`)
+        gathered = [e for e in gathered if e.t_end < state.until - PRESENT_S]
+    anchor = _found(state.question, gathered)
+    if anchor is None:
+        return None
+    held = forms(anchor.text)
+    options = [{w for w in words(strip_label(c)) if w not in stopwords()} for c in state.choices]
+    if any(option and all(forms(w) & held for w in option) for option in options):
+        return None
+    query = TimeText("egolife" if anchor.t_start >= DAY else "single").span(anchor.t_start, anchor.t_end)
+    if query in {r.query for r in state.history}:
+        return None
+    return RetrievalDecision(
+        decision="search", memory="episodic", query=query, before=asked_by(state.question, _gathered(state)),
+        reason=f"The item that holds what the question asks about ({query}) names no option: search episodic "
+        "memory for the windows recorded then.",
     )
 
 
