@@ -372,11 +372,12 @@ def _moment_round(state: RetrievalState) -> RetrievalDecision | None:
     if "episodic" not in state.memories or not state.choices or bare_question(state.question, state.choices):
         return None
     gathered = _gathered(state)
+    anchors = gathered
     if state.until is not None and marks_present(state.question):
         # "now that I walk into the alley, what was I doing the last time …": the occasion going
         # on now is not the one asked about (as the answer step reads it, `scoring.PRESENT_S`)
-        gathered = [e for e in gathered if e.t_end < state.until - PRESENT_S]
-    anchor = _found(state.question, gathered)
+        anchors = [e for e in gathered if e.t_end < state.until - PRESENT_S]
+    anchor = _found(state.question, anchors)
     if anchor is None:
         return None
     held = forms(anchor.text)
@@ -387,7 +388,7 @@ def _moment_round(state: RetrievalState) -> RetrievalDecision | None:
     if query in {r.query for r in state.history}:
         return None
     return RetrievalDecision(
-        decision="search", memory="episodic", query=query, before=asked_by(state.question, _gathered(state)),
+        decision="search", memory="episodic", query=query, before=asked_by(state.question, gathered),
         reason=f"The item that holds what the question asks about ({query}) names no option: search episodic "
         "memory for the windows recorded then.",
     )
